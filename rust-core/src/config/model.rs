@@ -1,0 +1,190 @@
+//! The configuration model. Field names are a public contract (DESIGN 3.3); defaults are the
+//! numbers in DESIGN. Unknown fields are ignored so newer servers can add fields freely.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// A whole Linekit configuration.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Config {
+    /// Monotonically increasing version; a remote config applies only if newer.
+    pub version: u64,
+    /// Kill switch: every business line uses its first line by priority.
+    pub downgrade: bool,
+    /// Allow `http://` / `ws://` lines and fixed hosts.
+    pub allow_cleartext: bool,
+    /// Tunables shared by every business line.
+    pub thresholds: Thresholds,
+    /// Business lines by name.
+    pub biz_lines: BTreeMap<String, BizLine>,
+    /// Domain convergence rules.
+    pub merge_hosts: Vec<MergeHost>,
+    /// HTTPDNS settings.
+    pub httpdns: HttpDnsConfig,
+    /// Trace sampling.
+    pub trace: TraceConfig,
+}
+
+/// Timing and counting thresholds (milliseconds unless named otherwise).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Thresholds {
+    /// A request or probe slower than this is a failure; all lines slower → first line.
+    pub timeout_ms: u64,
+    /// A request slower than this triggers a detect.
+    pub slow_request_ms: u64,
+    /// Minimum time between two detects of one business line.
+    pub detect_cooldown_ms: u64,
+    /// Minimum time between two line switches of one pool.
+    pub switch_interval_ms: u64,
+    /// Length of the sliding statistics window.
+    pub window_ms: u64,
+    /// Consecutive line faults that open a line's breaker.
+    pub failure_threshold: u32,
+    /// How long an open breaker keeps a line out before half-open.
+    pub open_cooldown_ms: u64,
+    /// How often open lines get a revive probe.
+    pub revive_interval_ms: u64,
+    /// How many extra lines one call may try after a line fault.
+    pub max_retries: u32,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            timeout_ms: 3_000,
+            slow_request_ms: 2_000,
+            detect_cooldown_ms: 30_000,
+            switch_interval_ms: 10_000,
+            window_ms: 300_000,
+            failure_threshold: 3,
+            open_cooldown_ms: 30_000,
+            revive_interval_ms: 600_000,
+            max_retries: 1,
+        }
+    }
+}
+
+/// One business line: which logical hosts it owns and its pools per protocol.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BizLine {
+    /// Logical hosts (exact, or `*.suffix`) whose requests belong to this business line.
+    #[serde(rename = "match")]
+    pub match_hosts: Vec<String>,
+    /// Path probed by detect requests.
+    pub detect_path: String,
+    /// HTTP lines.
+    pub http: Vec<LineConfig>,
+    /// WebSocket lines.
+    pub ws: Vec<LineConfig>,
+}
+
+impl Default for BizLine {
+    fn default() -> Self {
+        BizLine {
+            match_hosts: Vec::new(),
+            detect_path: "/line/ping".to_string(),
+            http: Vec::new(),
+            ws: Vec::new(),
+        }
+    }
+}
+
+/// One CDN line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineConfig {
+    /// Stable identifier, unique within the business line.
+    pub id: String,
+    /// `scheme://host[:port]` of the line.
+    pub url: String,
+    /// Lower is preferred; defaults to the position in the list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<u32>,
+    /// Relative preference among healthy lines (default 100).
+    #[serde(default = "default_weight")]
+    pub weight: u32,
+}
+
+fn default_weight() -> u32 {
+    100
+}
+
+/// A legacy host converged onto a business line with a path prefix.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MergeHost {
+    /// The legacy host, e.g. `image.example.com`.
+    pub host: String,
+    /// The unified business line that serves it.
+    pub biz: String,
+    /// Prefix prepended to the original path, e.g. `/image`.
+    #[serde(default)]
+    pub path_prefix: String,
+    /// Share of installs (0..=1) released onto the unified host.
+    #[serde(default = "default_rate")]
+    pub rate: f64,
+}
+
+fn default_rate() -> f64 {
+    1.0
+}
+
+/// HTTPDNS settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HttpDnsConfig {
+    /// Providers tried in order.
+    pub providers: Vec<ProviderConfig>,
+    /// Hosts (exact or `*.suffix`) resolved through HTTPDNS at all.
+    pub hosts: Vec<String>,
+    /// Hosts (exact or `*.suffix`) whose answers may keep private-use addresses.
+    pub allow_private: Vec<String>,
+    /// Refresh when this share of the TTL has passed.
+    pub refresh_ratio: f64,
+    /// Random jitter, as a share of the TTL, subtracted from the refresh time.
+    pub jitter_ratio: f64,
+    /// Lower clamp for TTLs.
+    pub min_ttl_s: u64,
+    /// Upper clamp for TTLs.
+    pub max_ttl_s: u64,
+}
+
+impl Default for HttpDnsConfig {
+    fn default() -> Self {
+        HttpDnsConfig {
+            providers: Vec::new(),
+            hosts: Vec::new(),
+            allow_private: Vec::new(),
+            refresh_ratio: 0.75,
+            jitter_ratio: 0.1,
+            min_ttl_s: 30,
+            max_ttl_s: 3_600,
+        }
+    }
+}
+
+/// One HTTPDNS provider endpoint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderConfig {
+    /// Identifier used in traces and back-off bookkeeping.
+    pub id: String,
+    /// `aliyun`, `aliyun-batch`, `dnspod`, `doh-json` or `doh-wire`.
+    pub format: String,
+    /// Endpoint URL.
+    pub url: String,
+}
+
+/// Trace settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TraceConfig {
+    /// Share of routing decisions and reports emitted to the trace sink.
+    pub sample_rate: f64,
+}
+
+impl Default for TraceConfig {
+    fn default() -> Self {
+        TraceConfig { sample_rate: 0.01 }
+    }
+}

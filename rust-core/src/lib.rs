@@ -1,0 +1,30 @@
+//! # linekit-core
+//!
+//! The Linekit line engine: every routing decision an app makes about *which* CDN line,
+//! DNS answer or network path to use is taken here, in pure Rust, with no FFI, OkHttp or
+//! Android types. The bindings crate (`linekit-android`) wraps [`engine::LineKit`] for Kotlin.
+//!
+//! Layout (one idea per module):
+//! - [`config`]: the JSON model, validation with field paths, the source chain and sealing.
+//! - [`line`]: lines, sliding-window stats, ranking, switch guard, breaker, router, convergence.
+//! - [`dns`]: HTTPDNS records, snapshot cache, provider parsers, address policy, quarantine.
+//! - [`net`]: network identity/generation and the HTTPDNS bypass policy.
+//! - [`trace`]: reason codes, trace events, redaction and sampling.
+//! - [`engine`]: the `LineKit` facade owning all of the above.
+
+//!
+//! The core talks to the world through small traits only: [`clock::Clock`],
+//! [`trace::TraceSink`] (and later a transport and a storage directory), so every rule is
+//! testable in virtual time.
+#![deny(missing_docs)]
+
+pub mod clock;
+pub mod config;
+pub mod engine;
+pub mod error;
+pub mod line;
+pub mod trace;
+
+pub use clock::{Clock, ManualClock, SystemClock};
+pub use engine::LineKit;
+pub use error::{Error, Result};

@@ -1,0 +1,203 @@
+//! What happened to one attempt on a line, and how much it says about the line.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// The protocol a pool serves; each business line has one pool per protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Protocol {
+    /// Request/response HTTP(S).
+    Http,
+    /// WebSocket (ws/wss).
+    Ws,
+}
+
+impl Protocol {
+    /// `http` or `ws`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Http => "http",
+            Protocol::Ws => "ws",
+        }
+    }
+}
+
+impl fmt::Display for Protocol {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Protocol {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "http" => Ok(Protocol::Http),
+            "ws" => Ok(Protocol::Ws),
+            other => Err(format!("unknown protocol {other:?} (expected http or ws)")),
+        }
+    }
+}
+
+/// The outcome of one request or probe on a line (DESIGN 3.2 vocabulary).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// The line answered (2xx/3xx).
+    Ok,
+    /// The line answered with a 4xx: the server is there, the request was wrong.
+    Http4xx,
+    /// The line answered with a 5xx.
+    Http5xx,
+    /// Connecting timed out.
+    ConnectTimeout,
+    /// The connection was refused or reset while connecting.
+    ConnectRefused,
+    /// The line's host could not be resolved.
+    DnsFailure,
+    /// The TLS handshake failed.
+    TlsFailure,
+    /// The response did not arrive in time after connecting.
+    ReadTimeout,
+    /// The device's own network failed (offline, not validated): says nothing of the line.
+    LocalNetwork,
+    /// The caller cancelled: says nothing of the line.
+    Cancelled,
+}
+
+impl Outcome {
+    /// Every outcome, in declaration order.
+    pub const ALL: [Outcome; 10] = [
+        Outcome::Ok,
+        Outcome::Http4xx,
+        Outcome::Http5xx,
+        Outcome::ConnectTimeout,
+        Outcome::ConnectRefused,
+        Outcome::DnsFailure,
+        Outcome::TlsFailure,
+        Outcome::ReadTimeout,
+        Outcome::LocalNetwork,
+        Outcome::Cancelled,
+    ];
+
+    /// The wire name (`ok`, `http_4xx`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::Http4xx => "http_4xx",
+            Outcome::Http5xx => "http_5xx",
+            Outcome::ConnectTimeout => "connect_timeout",
+            Outcome::ConnectRefused => "connect_refused",
+            Outcome::DnsFailure => "dns_failure",
+            Outcome::TlsFailure => "tls_failure",
+            Outcome::ReadTimeout => "read_timeout",
+            Outcome::LocalNetwork => "local_network",
+            Outcome::Cancelled => "cancelled",
+        }
+    }
+
+    /// Outcomes that say nothing about the line and are never counted against it.
+    pub fn is_ignored(self) -> bool {
+        matches!(self, Outcome::LocalNetwork | Outcome::Cancelled)
+    }
+
+    /// How strongly a failure counts against a line, in `0.0..=1.0`
+    /// (0 for success and ignored outcomes). DNS > TLS > connect > 5xx > read timeout > 4xx.
+    pub fn failure_weight(self) -> f64 {
+        match self {
+            Outcome::DnsFailure => 1.0,
+            Outcome::TlsFailure => 0.9,
+            Outcome::ConnectTimeout | Outcome::ConnectRefused => 0.8,
+            Outcome::Http5xx => 0.6,
+            Outcome::ReadTimeout => 0.4,
+            Outcome::Http4xx => 0.05,
+            Outcome::Ok | Outcome::LocalNetwork | Outcome::Cancelled => 0.0,
+        }
+    }
+
+    /// A fault of the line itself: counts toward its breaker and moves traffic away at once.
+    /// `status` refines `http_5xx`: only 502/503/504 (or an unknown status) are line faults;
+    /// a 500 is an application error served by a healthy line.
+    pub fn is_line_fault(self, status: Option<u16>) -> bool {
+        match self {
+            Outcome::DnsFailure
+            | Outcome::TlsFailure
+            | Outcome::ConnectTimeout
+            | Outcome::ConnectRefused => true,
+            Outcome::Http5xx => matches!(status, None | Some(502..=504)),
+            _ => false,
+        }
+    }
+
+    /// Maps an HTTP status to an outcome (`ok` below 400).
+    pub fn from_status(status: u16) -> Outcome {
+        match status {
+            500..=599 => Outcome::Http5xx,
+            400..=499 => Outcome::Http4xx,
+            _ => Outcome::Ok,
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Outcome {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Outcome::ALL
+            .iter()
+            .copied()
+            .find(|o| o.as_str() == s)
+            .ok_or_else(|| format!("unknown outcome {s:?}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for o in Outcome::ALL {
+            assert_eq!(o.as_str().parse::<Outcome>(), Ok(o));
+        }
+        assert!("bogus".parse::<Outcome>().is_err());
+    }
+
+    #[test]
+    fn error_weights_are_ordered() {
+        use Outcome::*;
+        let order = [
+            DnsFailure,
+            TlsFailure,
+            ConnectTimeout,
+            Http5xx,
+            ReadTimeout,
+            Http4xx,
+        ];
+        for pair in order.windows(2) {
+            assert!(
+                pair[0].failure_weight() > pair[1].failure_weight(),
+                "{pair:?}"
+            );
+        }
+        assert_eq!(
+            ConnectRefused.failure_weight(),
+            ConnectTimeout.failure_weight()
+        );
+        assert_eq!(LocalNetwork.failure_weight(), 0.0);
+        assert!(LocalNetwork.is_ignored() && Cancelled.is_ignored() && !Http4xx.is_ignored());
+    }
+
+    #[test]
+    fn only_gateway_5xx_is_a_line_fault() {
+        assert!(Outcome::Http5xx.is_line_fault(Some(503)));
+        assert!(Outcome::Http5xx.is_line_fault(None));
+        assert!(!Outcome::Http5xx.is_line_fault(Some(500)));
+        assert!(!Outcome::Http4xx.is_line_fault(Some(404)));
+        assert!(Outcome::ConnectRefused.is_line_fault(None));
+    }
+}

@@ -1,0 +1,12 @@
+//! Observability: why each decision was taken ([`Reason`]), structured [`TraceEvent`]s sent
+//! to a [`TraceSink`] with sampling, and redaction helpers so that logs name line ids and
+//! host *groups*, never full URLs, host lists, keys or tokens.
+
+pub mod event;
+pub mod reason;
+pub mod redact;
+pub mod sampler;
+
+pub use event::{TraceEvent, TraceKind, TraceSink};
+pub use reason::Reason;
+pub use sampler::Sampler;
