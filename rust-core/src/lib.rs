@@ -18,6 +18,8 @@
 //! testable in virtual time.
 #![deny(missing_docs)]
 
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod engine;

@@ -1,11 +1,13 @@
-//! `linekit`: the command-line front end (DESIGN 3.1). Every command prints JSON to stdout
-//! and errors to stderr with a non-zero exit code.
+//! `linekit`: the command-line front end (DESIGN 3.1). The commands live in
+//! [`linekit_core::cli`]; this binary only wires them to the process.
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    eprintln!(
-        "{{\"error\":\"unknown command {:?}\"}}",
-        args.first().map(String::as_str).unwrap_or("")
+    let code = linekit_core::cli::run(
+        &args,
+        &mut std::io::stdin().lock(),
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr().lock(),
     );
-    std::process::exit(2);
+    std::process::exit(code);
 }
