@@ -117,4 +117,113 @@ impl LineKit {
 
     /// Records the outcome of one attempt.
     pub fn report(&self, _report: &Report<'_>) {}
+
+    /// Offers a new remote config (JSON text). It applies only if it validates and its
+    /// version is newer than the one in force.
+    pub fn update_config(&self, json: &str) -> ConfigUpdate {
+        let current = self.config.read().version;
+        match serde_json::from_str::<Config>(json) {
+            Ok(c) if c.version > current => {
+                let v = c.version;
+                *self.config.write() = Arc::new(c);
+                ConfigUpdate {
+                    applied: true,
+                    version: v,
+                    error: None,
+                }
+            }
+            Ok(c) => ConfigUpdate {
+                applied: false,
+                version: current,
+                error: Some(format!(
+                    "version {} is not newer than current {current}",
+                    c.version
+                )),
+            },
+            Err(e) => ConfigUpdate {
+                applied: false,
+                version: current,
+                error: Some(format!("invalid config: {e}")),
+            },
+        }
+    }
+
+    /// Turns the kill switch on or off.
+    pub fn set_downgrade(&self, on: bool) {
+        let mut c = (**self.config.read()).clone();
+        c.downgrade = on;
+        *self.config.write() = Arc::new(c);
+    }
+
+    /// The engine's state as a JSON document: `{"version":N,"downgrade":b,"pools":{...}}`.
+    pub fn state_json(&self) -> String {
+        let c = self.config.read();
+        serde_json::json!({ "version": c.version, "downgrade": c.downgrade, "pools": {} })
+            .to_string()
+    }
+}
+
+/// Builds a [`LineKit`] from the app's config sources.
+#[derive(Default)]
+pub struct LineKitBuilder {
+    config_json: Option<String>,
+    sealed: Option<(String, Vec<u8>)>,
+    storage_dir: Option<std::path::PathBuf>,
+    clock: Option<Arc<dyn Clock>>,
+    sink: Option<Arc<dyn TraceSink>>,
+    seed: Option<u64>,
+}
+
+impl LineKitBuilder {
+    /// Starts an empty builder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Plain JSON config (the shipped default when not sealed).
+    pub fn config_json(mut self, json: impl Into<String>) -> Self {
+        self.config_json = Some(json.into());
+        self
+    }
+    /// Sealed config asset text (base64, AES-256-GCM) and its 32-byte key.
+    pub fn sealed_config(mut self, sealed: impl Into<String>, key: impl Into<Vec<u8>>) -> Self {
+        self.sealed = Some((sealed.into(), key.into()));
+        self
+    }
+    /// Directory for persisted state (last good remote config, stats, HTTPDNS records).
+    pub fn storage_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.storage_dir = Some(dir.into());
+        self
+    }
+    /// Clock (tests and replay inject a manual one).
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+    /// Trace sink.
+    pub fn trace_sink(mut self, sink: Arc<dyn TraceSink>) -> Self {
+        self.sink = Some(sink);
+        self
+    }
+    /// Seed for jitter and the per-install gray bucket (random per install by default).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// Builds the engine. Fails only when no config source was given at all.
+    pub fn build(self) -> crate::Result<LineKit> {
+        let _ = (&self.sealed, &self.storage_dir, self.seed);
+        let text = self
+            .config_json
+            .ok_or_else(|| crate::Error::InvalidArgument("no config source given".to_string()))?;
+        let config: Config = serde_json::from_str(&text)
+            .map_err(|e| crate::Error::InvalidArgument(format!("config: {e}")))?;
+        Ok(LineKit::new(
+            config,
+            self.clock
+                .unwrap_or_else(|| Arc::new(crate::clock::SystemClock::new())),
+            self.sink
+                .unwrap_or_else(|| Arc::new(crate::trace::event::NoopSink)),
+        ))
+    }
 }
