@@ -1,5 +1,35 @@
-//! `liblinekit.so`: the native library loaded by the Kotlin side. It exposes the
-//! `linekit-core` engine through UniFFI (control plane) and a direct JNI path (per-request
-//! calls). This first cut only links the core; the bindings arrive with their issue.
+//! `liblinekit.so`: the native library loaded by the Kotlin side.
+//!
+//! Two doors lead into the same [`linekit_core::engine::LineKit`]:
+//!
+//! - **UniFFI (control plane)** — [`NativeLineKit`] and its records ([`RouteRequest`],
+//!   [`RouteDecision`], [`AttemptReport`], [`ConfigUpdate`], [`NetworkInfo`]) plus the
+//!   foreign [`TraceSink`] callback. Generated Kotlin lives in package `dev.linekit.ffi`
+//!   (see `uniffi.toml`); it is produced by the build in library mode and never committed.
+//!   UniFFI catches panics on its own calls and turns them into exceptions.
+//! - **JNI (data plane)** — [`fast`] exports `Java_dev_linekit_internal_NativeFast_*` for
+//!   the two calls made on every request (`route`, `report`). A UniFFI call goes through
+//!   JNA and costs microseconds; these cost a few hundred nanoseconds. They reach the
+//!   engine through the handle returned by [`NativeLineKit::native_handle`] (a leaked
+//!   `Arc` released exactly once by `release`), catch every panic and rethrow it as a
+//!   Java exception.
+//!
+//! On Android the first engine built initialises `android_logger` (tag `Linekit`).
+
+uniffi::setup_scaffolding!();
+
+mod error;
+pub mod fast;
+mod native;
+mod records;
+mod sink;
+
+pub use error::LineKitError;
+pub use native::NativeLineKit;
+pub use records::{
+    AttemptReport, ConfigUpdate, NetworkInfo, Outcome, PrivateDns, Protocol, RouteDecision,
+    RouteRequest,
+};
+pub use sink::TraceSink;
 
 pub use linekit_core;

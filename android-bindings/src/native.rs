@@ -1,0 +1,264 @@
+//! [`NativeLineKit`]: the UniFFI object wrapping one engine.
+//!
+//! The engine sits in an `ArcSwapOption` so that `shutdown()` can drop it while calls in
+//! flight keep their own reference; every later call fails with [`LineKitError::Closed`].
+//! (`close`/`destroy` are taken by UniFFI's generated Kotlin for freeing the object
+//! itself, hence the name `shutdown`.)
+
+use crate::error::LineKitError;
+use crate::records::{AttemptReport, ConfigUpdate, NetworkInfo, RouteDecision, RouteRequest};
+use crate::sink::{ForeignSink, TraceSink};
+use arc_swap::ArcSwapOption;
+use linekit_core::engine::{self as core, LineKit, LineKitBuilder};
+use std::sync::Arc;
+
+/// One Linekit engine, as seen from Kotlin (`dev.linekit.ffi.NativeLineKit`).
+#[derive(uniffi::Object)]
+pub struct NativeLineKit {
+    engine: ArcSwapOption<LineKit>,
+    /// Last network reported by the platform. Kept here until the core takes it.
+    network: parking_lot::Mutex<Option<NetworkInfo>>,
+}
+
+impl NativeLineKit {
+    fn engine(&self) -> Result<Arc<LineKit>, LineKitError> {
+        self.engine.load_full().ok_or_else(LineKitError::closed)
+    }
+
+    /// Wraps an already built engine (tests and the JNI benchmarks use this).
+    pub fn from_engine(engine: LineKit) -> Self {
+        NativeLineKit {
+            engine: ArcSwapOption::from_pointee(engine),
+            network: parking_lot::Mutex::new(None),
+        }
+    }
+}
+
+#[uniffi::export]
+impl NativeLineKit {
+    /// Builds an engine from a plain JSON config and/or a sealed config (base64 text and
+    /// its 32-byte key), with an optional storage directory and trace sink.
+    #[uniffi::constructor]
+    pub fn new(
+        config_json: Option<String>,
+        sealed_config: Option<String>,
+        sealed_key: Option<Vec<u8>>,
+        storage_dir: Option<String>,
+        trace_sink: Option<Box<dyn TraceSink>>,
+    ) -> Result<Arc<Self>, LineKitError> {
+        init_logging();
+        let mut b = LineKitBuilder::new();
+        if let Some(json) = config_json {
+            b = b.config_json(json);
+        }
+        match (sealed_config, sealed_key) {
+            (Some(text), Some(key)) => b = b.sealed_config(text, key),
+            (None, None) => {}
+            _ => {
+                return Err(LineKitError::InvalidArgument(
+                    "a sealed config needs both the sealed text and its key".to_string(),
+                ))
+            }
+        }
+        if let Some(dir) = storage_dir {
+            b = b.storage_dir(dir);
+        }
+        if let Some(sink) = trace_sink {
+            b = b.trace_sink(Arc::new(ForeignSink(sink)));
+        }
+        Ok(Arc::new(NativeLineKit::from_engine(b.build()?)))
+    }
+
+    /// Builds an engine from a plain JSON config.
+    #[uniffi::constructor]
+    pub fn from_json(config_json: String) -> Result<Arc<Self>, LineKitError> {
+        NativeLineKit::new(Some(config_json), None, None, None, None)
+    }
+
+    /// Routes one request.
+    pub fn route(&self, request: RouteRequest) -> Result<RouteDecision, LineKitError> {
+        let engine = self.engine()?;
+        let exclude: Vec<&str> = request.exclude.iter().map(String::as_str).collect();
+        let req = core::RouteRequest {
+            url: &request.url,
+            method: &request.method,
+            biz: request.biz.as_deref(),
+            keep_original: request.keep_original,
+            fixed_host: request.fixed_host.as_deref(),
+            protocol: request.protocol.into(),
+            exclude: &exclude,
+        };
+        Ok(engine.route(&req).into())
+    }
+
+    /// Records the outcome of one attempt.
+    pub fn report(&self, report: AttemptReport) -> Result<(), LineKitError> {
+        self.engine()?.report(&report.as_core());
+        Ok(())
+    }
+
+    /// Offers a remote config (JSON); applies only if valid and newer.
+    pub fn update_config(&self, json: String) -> Result<ConfigUpdate, LineKitError> {
+        Ok(self.engine()?.update_config(&json).into())
+    }
+
+    /// Turns the kill switch on or off.
+    pub fn set_downgrade(&self, on: bool) -> Result<(), LineKitError> {
+        self.engine()?.set_downgrade(on);
+        Ok(())
+    }
+
+    /// The platform's default network changed.
+    pub fn on_network_changed(&self, network: NetworkInfo) -> Result<(), LineKitError> {
+        self.engine()?;
+        *self.network.lock() = Some(network);
+        Ok(())
+    }
+
+    /// The engine's state as JSON (`version`, `downgrade`, `pools`, plus `network`).
+    pub fn state(&self) -> Result<String, LineKitError> {
+        let text = self.engine()?.state_json();
+        let mut doc: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| LineKitError::InvalidArgument(format!("engine state: {e}")))?;
+        if let Some(obj) = doc.as_object_mut() {
+            let net = self.network.lock().as_ref().map(NetworkInfo::to_json);
+            obj.entry("network")
+                .or_insert(net.unwrap_or(serde_json::Value::Null));
+        }
+        Ok(doc.to_string())
+    }
+
+    /// A handle for the JNI fast path: a leaked strong reference to the engine. Every handle
+    /// returned must be released exactly once with `NativeFast.release(handle)`, after the
+    /// last fast call that uses it. The engine stays alive until then even after shutdown.
+    pub fn native_handle(&self) -> Result<u64, LineKitError> {
+        let engine = self.engine()?;
+        Ok(Arc::into_raw(engine) as usize as u64)
+    }
+
+    /// Stops the engine: later calls fail with `Closed`. Idempotent.
+    pub fn shutdown(&self) {
+        self.engine.store(None);
+    }
+
+    /// Whether `shutdown` was called.
+    pub fn is_shut_down(&self) -> bool {
+        self.engine.load().is_none()
+    }
+}
+
+#[cfg(target_os = "android")]
+fn init_logging() {
+    android_logger::init_once(
+        android_logger::Config::default()
+            .with_max_level(log::LevelFilter::Info)
+            .with_tag("Linekit"),
+    );
+}
+
+#[cfg(not(target_os = "android"))]
+fn init_logging() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::{Outcome, PrivateDns, Protocol};
+
+    const CONFIG: &str = r#"{"version":3,"allow_cleartext":true,"biz_lines":{"spot":{"match":["api.linekit.test"],
+        "http":[{"id":"a","url":"http://127.0.0.1:1"},{"id":"b","url":"http://127.0.0.1:2"}]}}}"#;
+
+    fn request(url: &str) -> RouteRequest {
+        RouteRequest {
+            url: url.into(),
+            method: "GET".into(),
+            biz: None,
+            keep_original: false,
+            fixed_host: None,
+            protocol: Protocol::Http,
+            exclude: vec![],
+        }
+    }
+
+    #[test]
+    fn builds_routes_and_reports() {
+        let kit = NativeLineKit::from_json(CONFIG.into()).expect("valid config");
+        let d = kit
+            .route(request("http://other.test/x?y=1"))
+            .expect("route");
+        assert_eq!(d.url, "http://other.test/x?y=1");
+        assert_eq!(d.reason, "unmanaged");
+        let report = AttemptReport {
+            biz: Some("spot".into()),
+            protocol: Protocol::Http,
+            line: Some("a".into()),
+            host: None,
+            outcome: Outcome::Ok,
+            status: Some(200),
+            cost_ms: 3,
+            dns_ms: None,
+            connect_ms: None,
+            tls_ms: None,
+            ttfb_ms: None,
+        };
+        assert!(kit.report(report).is_ok());
+    }
+
+    #[test]
+    fn bad_config_is_an_error_not_a_panic() {
+        assert!(matches!(
+            NativeLineKit::from_json("{not json".into()),
+            Err(LineKitError::InvalidArgument(_) | LineKitError::InvalidConfig(_))
+        ));
+        assert!(matches!(
+            NativeLineKit::new(None, Some("abc".into()), None, None, None),
+            Err(LineKitError::InvalidArgument(_))
+        ));
+    }
+
+    #[test]
+    fn update_config_reports_applied_and_rejected() {
+        let kit = NativeLineKit::from_json(CONFIG.into()).expect("valid config");
+        let newer = CONFIG.replace("\"version\":3", "\"version\":4");
+        let u = kit.update_config(newer).expect("open");
+        assert!(u.applied && u.version == 4 && u.error.is_none(), "{u:?}");
+        let u = kit.update_config(CONFIG.into()).expect("open");
+        assert!(!u.applied && u.version == 4 && u.error.is_some(), "{u:?}");
+    }
+
+    #[test]
+    fn state_carries_the_network_and_downgrade() {
+        let kit = NativeLineKit::from_json(CONFIG.into()).expect("valid config");
+        kit.set_downgrade(true).expect("open");
+        kit.on_network_changed(NetworkInfo {
+            handle: 42,
+            validated: true,
+            vpn: false,
+            private_dns: PrivateDns::Strict,
+            proxy: false,
+            transport: Some("wifi".into()),
+        })
+        .expect("open");
+        let state: serde_json::Value =
+            serde_json::from_str(&kit.state().expect("open")).expect("json");
+        assert_eq!(state["downgrade"], true);
+        assert_eq!(state["network"]["handle"], 42);
+        assert_eq!(state["network"]["private_dns"], "strict");
+    }
+
+    #[test]
+    fn shutdown_closes_every_call_but_handles_stay_valid() {
+        let kit = NativeLineKit::from_json(CONFIG.into()).expect("valid config");
+        let handle = kit.native_handle().expect("open");
+        kit.shutdown();
+        assert!(kit.is_shut_down());
+        assert!(matches!(
+            kit.route(request("http://x.test/")),
+            Err(LineKitError::Closed(_))
+        ));
+        assert!(matches!(kit.state(), Err(LineKitError::Closed(_))));
+        assert!(matches!(kit.native_handle(), Err(LineKitError::Closed(_))));
+        // The handle still owns a reference until released.
+        // SAFETY: `handle` came from `native_handle` and is released exactly once here.
+        unsafe { crate::fast::release_handle(handle as i64) };
+    }
+}
