@@ -24,6 +24,7 @@ pub mod clock;
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod host_pattern;
 pub mod line;
 pub mod trace;
 

@@ -2,7 +2,9 @@
 //! guard and circuit breaker that keep choices stable, the pool that combines them, the
 //! router that turns a request into a decision, and domain convergence.
 
+pub mod convergence;
 pub mod endpoint;
+pub mod headers;
 pub mod outcome;
 
 pub use endpoint::{Endpoint, Scheme, SplitUrl};
