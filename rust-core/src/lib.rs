@@ -26,6 +26,7 @@ pub mod engine;
 pub mod error;
 pub mod host_pattern;
 pub mod line;
+pub mod replay;
 pub mod trace;
 
 pub use clock::{Clock, ManualClock, SystemClock};

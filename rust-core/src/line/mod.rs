@@ -5,6 +5,7 @@
 pub mod convergence;
 pub mod endpoint;
 pub mod headers;
+pub mod router;
 pub mod outcome;
 
 pub use endpoint::{Endpoint, Scheme, SplitUrl};
