@@ -383,6 +383,20 @@ impl LinePool {
         }
     }
 
+    /// Asks line `index`'s breaker to admit a probe (or a request routed outside
+    /// [`LinePool::select`]) at `now_ms`; a half-open line admits exactly one. An unknown
+    /// index is rejected.
+    pub fn try_admit(&mut self, now_ms: u64, index: usize) -> Admission {
+        let Some(line) = self.lines.get_mut(index) else {
+            return Admission::Rejected;
+        };
+        let admission = line.breaker.try_admit(now_ms);
+        if let Some(deadline) = line.breaker.next_deadline(now_ms) {
+            self.rerank_at = self.rerank_at.min(deadline);
+        }
+        admission
+    }
+
     /// Records the outcome of one attempt on line `index` that finished at `now_ms`.
     /// `local_network` and `cancelled` change nothing; an unknown index is ignored.
     pub fn record(

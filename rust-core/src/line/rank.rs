@@ -94,7 +94,7 @@ fn key(lines: &[LineState], index: usize, now_ms: u64) -> RankKey {
 pub fn rank(lines: &[LineState], now_ms: u64, out: &mut Vec<usize>) {
     out.clear();
     out.extend(0..lines.len());
-    out.sort_unstable_by(|&a, &b| key(lines, a, now_ms).cmp(&key(lines, b, now_ms)));
+    out.sort_unstable_by_key(|&a| key(lines, a, now_ms));
 }
 
 /// The most recent cost of a line: its last cost, else its window's average latency.
