@@ -6,6 +6,8 @@
 
 use std::io::Write;
 
+mod config_cmd;
+
 /// Runs one command line (without the program name) and returns the exit code.
 pub fn run(
     args: &[String],
@@ -24,6 +26,7 @@ pub fn run(
             );
             0
         }
+        ["config", rest @ ..] => config_cmd::run(rest, input, out, err),
         _ => usage(err),
     }
 }
