@@ -18,14 +18,22 @@ fn engine() -> LineKit {
         "biz_lines": {"spot": {"match": ["api.example.com"], "http": lines}}
     });
     let config = parse_config(&config.to_string()).unwrap();
-    LineKit::new(config, Arc::new(ManualClock::new(1, 0)), Arc::new(NoopSink), 1).unwrap()
+    LineKit::new(
+        config,
+        Arc::new(ManualClock::new(1, 0)),
+        Arc::new(NoopSink),
+        1,
+    )
+    .unwrap()
 }
 
 fn bench(c: &mut Criterion) {
     let kit = engine();
     let req = RouteRequest::new("https://api.example.com/v1/ticker?sym=BTC-USDT", "GET");
     kit.route(&req);
-    c.bench_function("route_sticky_8_lines", |b| b.iter(|| black_box(kit.route(black_box(&req)))));
+    c.bench_function("route_sticky_8_lines", |b| {
+        b.iter(|| black_box(kit.route(black_box(&req))))
+    });
     let report = Report::new("spot", "l0", Outcome::Ok, 42);
     c.bench_function("report_ok", |b| b.iter(|| kit.report(black_box(&report))));
 }

@@ -113,9 +113,21 @@ impl std::fmt::Debug for LineKit {
 
 impl LineKit {
     /// An engine over a validated config with an explicit clock, sink and install seed.
-    pub fn new(config: Config, clock: Arc<dyn Clock>, sink: Arc<dyn TraceSink>, seed: u64) -> Result<Self> {
+    pub fn new(
+        config: Config,
+        clock: Arc<dyn Clock>,
+        sink: Arc<dyn TraceSink>,
+        seed: u64,
+    ) -> Result<Self> {
         crate::config::validate::validate(&config)?;
-        Ok(Self::assemble(config, ConfigSource::Remote, clock, sink, seed, None))
+        Ok(Self::assemble(
+            config,
+            ConfigSource::Remote,
+            clock,
+            sink,
+            seed,
+            None,
+        ))
     }
 
     fn assemble(
@@ -128,7 +140,8 @@ impl LineKit {
     ) -> Self {
         let state = Self::make_state(Arc::new(config), seed, None).unwrap_or_else(|e| {
             log::warn!("linekit: config could not be built into pools ({e}); routing nothing");
-            Self::make_state(Arc::new(Config::default()), seed, None).expect("empty config always builds")
+            Self::make_state(Arc::new(Config::default()), seed, None)
+                .expect("empty config always builds")
         });
         LineKit {
             state: ArcSwap::from_pointee(state),
@@ -179,11 +192,13 @@ impl LineKit {
     pub fn route(&self, req: &RouteRequest<'_>) -> RouteDecision {
         let state = self.state.load();
         let now = self.clock.now_ms();
-        let decision = state
-            .topology
-            .route(req, now, self.manual_downgrade.load(Ordering::Relaxed));
+        let decision =
+            state
+                .topology
+                .route(req, now, self.manual_downgrade.load(Ordering::Relaxed));
         if state.sampler.sample() {
-            self.sink.emit(&route_event(req, &decision, now, self.downgrade()));
+            self.sink
+                .emit(&route_event(req, &decision, now, self.downgrade()));
         }
         decision
     }
@@ -225,14 +240,16 @@ impl LineKit {
         let topo = &state.topology;
         let biz = match (report.biz, report.host) {
             (Some(name), _) => topo.biz_entry(name),
-            (None, Some(host)) => topo
-                .biz
-                .iter()
-                .find(|b| b.pool(report.protocol).is_some_and(|p| p.lock().index_of_host(host).is_some())),
+            (None, Some(host)) => topo.biz.iter().find(|b| {
+                b.pool(report.protocol)
+                    .is_some_and(|p| p.lock().index_of_host(host).is_some())
+            }),
             (None, None) => None,
         };
         let Some(biz) = biz else { return };
-        let Some(pool) = biz.pool(report.protocol) else { return };
+        let Some(pool) = biz.pool(report.protocol) else {
+            return;
+        };
         let line_id = {
             let mut pool = pool.lock();
             let index = match (report.line, report.host) {
@@ -245,7 +262,8 @@ impl LineKit {
             pool.lines()[index].id.clone()
         };
         if state.sampler.sample() {
-            self.sink.emit(&report_event(report, &biz.name, &line_id, now));
+            self.sink
+                .emit(&report_event(report, &biz.name, &line_id, now));
         }
     }
 
@@ -306,7 +324,10 @@ impl LineKit {
         for biz in &state.topology.biz {
             for protocol in [Protocol::Http, Protocol::Ws] {
                 if let Some(pool) = biz.pool(protocol) {
-                    out.insert(format!("{}/{}", biz.name, protocol), pool.lock().snapshot(now));
+                    out.insert(
+                        format!("{}/{}", biz.name, protocol),
+                        pool.lock().snapshot(now),
+                    );
                 }
             }
         }
@@ -421,7 +442,8 @@ impl LineKitBuilder {
     pub fn build(self) -> Result<LineKit> {
         let last_good = match &self.storage_dir {
             Some(dir) => {
-                std::fs::create_dir_all(dir).map_err(|e| Error::Store(format!("storage dir: {e}")))?;
+                std::fs::create_dir_all(dir)
+                    .map_err(|e| Error::Store(format!("storage dir: {e}")))?;
                 Some(LastGoodStore::new(dir))
             }
             None => None,

@@ -162,7 +162,9 @@ impl Step {
 fn protocol(p: &Option<String>, path: &str) -> Result<Protocol> {
     match p.as_deref() {
         None => Ok(Protocol::Http),
-        Some(s) => s.parse().map_err(|e: String| Error::InvalidArgument(format!("{path}.protocol: {e}"))),
+        Some(s) => s
+            .parse()
+            .map_err(|e: String| Error::InvalidArgument(format!("{path}.protocol: {e}"))),
     }
 }
 
@@ -182,8 +184,8 @@ pub fn parse_scenario(text: &str) -> Result<(String, u64, Vec<Step>)> {
     let mut last_at = 0;
     for (i, raw) in scenario.steps.into_iter().enumerate() {
         let path = format!("steps[{i}]");
-        let step: Step =
-            serde_json::from_value(raw).map_err(|e| Error::InvalidArgument(format!("{path}: {e}")))?;
+        let step: Step = serde_json::from_value(raw)
+            .map_err(|e| Error::InvalidArgument(format!("{path}: {e}")))?;
         if step.at() < last_at {
             return Err(Error::InvalidArgument(format!(
                 "{path}.at: {} is earlier than the previous step ({last_at})",
@@ -207,17 +209,18 @@ pub fn parse_scenario(text: &str) -> Result<(String, u64, Vec<Step>)> {
                     .parse::<Outcome>()
                     .map_err(|e| Error::InvalidArgument(format!("{path}.outcome: {e}")))?;
                 if line.is_none() && host.is_none() {
-                    return Err(Error::InvalidArgument(format!("{path}: a report needs `line` or `host`")));
+                    return Err(Error::InvalidArgument(format!(
+                        "{path}: a report needs `line` or `host`"
+                    )));
                 }
             }
-            Step::Network { private_dns, .. } => {
-                if let Some(mode) = private_dns {
-                    if !matches!(mode.as_str(), "off" | "opportunistic" | "strict") {
-                        return Err(Error::InvalidArgument(format!(
-                            "{path}.private_dns: expected off, opportunistic or strict"
-                        )));
-                    }
-                }
+            Step::Network {
+                private_dns: Some(mode),
+                ..
+            } if !matches!(mode.as_str(), "off" | "opportunistic" | "strict") => {
+                return Err(Error::InvalidArgument(format!(
+                    "{path}.private_dns: expected off, opportunistic or strict"
+                )));
             }
             _ => {}
         }
@@ -263,13 +266,20 @@ fn execute(engine: &LineKit, step: &Step, network: &mut Option<Value>) -> Result
             exclude,
             protocol: p,
         } => {
-            let mut pairs: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            let mut pairs: Vec<(&str, &str)> = headers
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
             if let Some(b) = biz {
                 pairs.push((crate::line::headers::BIZ, b));
             }
             let exclude: Vec<&str> = exclude.iter().map(String::as_str).collect();
-            let (d, sent) = engine.route_with_headers(url, method, &pairs, protocol(p, "route")?, &exclude);
-            let sent: Map<String, Value> = sent.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+            let (d, sent) =
+                engine.route_with_headers(url, method, &pairs, protocol(p, "route")?, &exclude);
+            let sent: Map<String, Value> = sent
+                .into_iter()
+                .map(|(k, v)| (k, Value::String(v)))
+                .collect();
             Some(line(
                 *at,
                 "route",

@@ -33,7 +33,10 @@ fn routes(lines: &[Value]) -> Vec<(u64, String, String)> {
 }
 
 fn breaker_at(lines: &[Value], at: u64, line: &str) -> String {
-    let state = lines.iter().find(|l| l["op"] == "state" && l["at"] == at).expect("state line");
+    let state = lines
+        .iter()
+        .find(|l| l["op"] == "state" && l["at"] == at)
+        .expect("state line");
     let pool = state["pools"]["spot/http"].as_array().unwrap();
     let l = pool.iter().find(|l| l["id"] == line).unwrap();
     l["breaker"].as_str().unwrap().to_string()
@@ -45,17 +48,50 @@ fn outage_moves_traffic_within_one_failed_request_and_recovers() {
     let r = routes(&lines);
     let at = |t: u64| r.iter().find(|(a, _, _)| *a == t).cloned().unwrap();
     assert_eq!(at(0).1, "ali");
-    assert_eq!(at(20000).1, "ali", "the request that hits the outage");
-    assert_eq!((at(20004).1.as_str(), at(20004).2.as_str()), ("tx", "retry_excluded"));
-    assert_eq!((at(20100).1.as_str(), at(20100).2.as_str()), ("tx", "ranked"), "moved after one failure");
-    assert_eq!(at(21000).1, "tx");
-    assert_eq!(breaker_at(&lines, 21300, "ali"), "open");
-    assert_eq!(at(30000).1, "tx");
-    assert_eq!(breaker_at(&lines, 51300, "ali"), "half_open");
-    assert_eq!(at(52011).1, "ali", "the half-open primary takes the retry as its trial");
-    assert_eq!(breaker_at(&lines, 52100, "ali"), "closed");
-    assert_eq!(at(53000).1, "tx", "recent failures still rank the primary lower");
-    assert_eq!(at(330000).1, "ali", "after the window the preferred line wins again");
+    assert_eq!(
+        (at(10000).1.as_str(), at(10000).2.as_str()),
+        ("tx", "ranked"),
+        "untried line verified"
+    );
+    assert_eq!(
+        (at(20000).1.as_str(), at(20000).2.as_str()),
+        ("ali", "ranked"),
+        "heavier line preferred"
+    );
+    assert_eq!(at(30000).1, "ali", "the request that hits the outage");
+    assert_eq!(
+        (at(30004).1.as_str(), at(30004).2.as_str()),
+        ("tx", "retry_excluded")
+    );
+    assert_eq!(
+        (at(30100).1.as_str(), at(30100).2.as_str()),
+        ("tx", "ranked"),
+        "moved after one failure"
+    );
+    assert_eq!(at(31000).1, "tx");
+    assert_eq!(breaker_at(&lines, 31300, "ali"), "open");
+    assert_eq!(at(40000).1, "tx");
+    assert_eq!(breaker_at(&lines, 61300, "ali"), "half_open");
+    assert_eq!(
+        at(62011).1,
+        "ali",
+        "the half-open primary takes the retry as its trial"
+    );
+    assert_eq!(breaker_at(&lines, 62100, "ali"), "closed");
+    assert_eq!(
+        at(63000).1,
+        "tx",
+        "recent failures still rank the primary lower"
+    );
+    assert_eq!(
+        (at(340000).1.as_str(), at(340000).2.as_str()),
+        ("ali", "ranked"),
+        "after the window the preferred line wins"
+    );
+    assert_eq!(
+        (at(341000).1.as_str(), at(341000).2.as_str()),
+        ("ali", "sticky")
+    );
 }
 
 #[test]
@@ -72,8 +108,14 @@ fn output_is_byte_identical_across_runs() {
 fn route_output_strips_private_headers_and_keeps_the_query() {
     let lines = run(OUTAGE);
     let first = &lines[0];
-    assert_eq!(first["url"], "https://spot-ali.example.com/v1/ticker?sym=BTC%2FUSDT");
-    assert_eq!(first["headers"], serde_json::json!({"Accept": "application/json"}));
+    assert_eq!(
+        first["url"],
+        "https://spot-ali.example.com/v1/ticker?sym=BTC%2FUSDT"
+    );
+    assert_eq!(
+        first["headers"],
+        serde_json::json!({"Accept": "application/json"})
+    );
 }
 
 #[test]
@@ -93,13 +135,22 @@ fn config_op_applies_newer_and_rejects_older_versions() {
         ]
     });
     let lines = run(&scenario.to_string());
-    assert_eq!((lines[0]["applied"].as_bool(), lines[0]["version"].as_u64()), (Some(false), Some(5)));
+    assert_eq!(
+        (lines[0]["applied"].as_bool(), lines[0]["version"].as_u64()),
+        (Some(false), Some(5))
+    );
     assert!(lines[0]["error"].as_str().unwrap().contains("not newer"));
     assert_eq!(lines[1]["applied"], false);
     assert_eq!(lines[2]["applied"], false, "an invalid config is rejected");
-    assert!(lines[2]["error"].as_str().unwrap().contains("biz_lines.a.http"));
+    assert!(lines[2]["error"]
+        .as_str()
+        .unwrap()
+        .contains("biz_lines.a.http"));
     assert_eq!(lines[3]["line"], "x");
-    assert_eq!((lines[4]["applied"].as_bool(), lines[4]["version"].as_u64()), (Some(true), Some(6)));
+    assert_eq!(
+        (lines[4]["applied"].as_bool(), lines[4]["version"].as_u64()),
+        (Some(true), Some(6))
+    );
     assert_eq!(lines[5]["line"], "y");
     assert_eq!(lines[6]["reason"], "downgrade");
 }
@@ -112,12 +163,24 @@ fn bad_scenarios_fail_with_the_step_index_and_print_nothing() {
         )
     };
     for (steps, needle) in [
-        (r#"[{"at": 5, "op": "tick"}, {"at": 4, "op": "tick"}]"#, "steps[1].at"),
+        (
+            r#"[{"at": 5, "op": "tick"}, {"at": 4, "op": "tick"}]"#,
+            "steps[1].at",
+        ),
         (r#"[{"at": 0, "op": "fly"}]"#, "steps[0]"),
-        (r#"[{"at": 0, "op": "report", "line": "x", "outcome": "meh"}]"#, "steps[0].outcome"),
-        (r#"[{"at": 0, "op": "report", "outcome": "ok"}]"#, "needs `line` or `host`"),
+        (
+            r#"[{"at": 0, "op": "report", "line": "x", "outcome": "meh"}]"#,
+            "steps[0].outcome",
+        ),
+        (
+            r#"[{"at": 0, "op": "report", "outcome": "ok"}]"#,
+            "needs `line` or `host`",
+        ),
         (r#"[{"at": 0, "op": "route"}]"#, "steps[0]"),
-        (r#"[{"at": 0, "op": "network", "handle": 1, "validated": true, "private_dns": "maybe"}]"#, "private_dns"),
+        (
+            r#"[{"at": 0, "op": "network", "handle": 1, "validated": true, "private_dns": "maybe"}]"#,
+            "private_dns",
+        ),
     ] {
         let mut out = Vec::new();
         let err = replay::run(&base(steps), &mut out).unwrap_err().to_string();

@@ -6,6 +6,7 @@
 
 use std::io::{Read, Write};
 
+mod config_cmd;
 mod replay_cmd;
 
 /// Runs one command line (without the program name) and returns the exit code.
@@ -26,6 +27,7 @@ pub fn run(
             0
         }
         ["replay", file] => replay_cmd::run(file, input, out, err),
+        ["config", rest @ ..] => config_cmd::run(rest, input, out, err),
         _ => usage(err),
     }
 }

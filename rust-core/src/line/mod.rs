@@ -7,10 +7,10 @@ pub mod convergence;
 pub mod endpoint;
 pub mod guard;
 pub mod headers;
-pub mod router;
 pub mod outcome;
 pub mod pool;
 pub mod rank;
+pub mod router;
 pub mod stats;
 
 pub use breaker::{Admission, Breaker, BreakerParams, BreakerState};

@@ -252,6 +252,14 @@ impl LinePool {
         self.lines.iter().position(|l| &*l.id == id)
     }
 
+    /// Index of the line whose endpoint host is `host` (ASCII case-insensitive).
+    pub fn index_of_host(&self, host: &str) -> Option<usize> {
+        let host = host.trim_end_matches('.');
+        self.lines
+            .iter()
+            .position(|l| l.endpoint.host.eq_ignore_ascii_case(host))
+    }
+
     /// Index of the first line by priority (what downgrade and the fallbacks use).
     pub fn first_by_priority(&self) -> usize {
         0

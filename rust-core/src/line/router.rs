@@ -118,12 +118,18 @@ impl Topology {
     pub fn new(config: Arc<Config>, seed: u64, previous: Option<&Topology>) -> Result<Topology> {
         let mut biz = Vec::with_capacity(config.biz_lines.len());
         for (name, line) in &config.biz_lines {
-            let make = |protocol: Protocol, lines: &[crate::config::LineConfig]| -> Result<Option<Mutex<LinePool>>> {
+            let make = |protocol: Protocol,
+                        lines: &[crate::config::LineConfig]|
+             -> Result<Option<Mutex<LinePool>>> {
                 if lines.is_empty() {
                     return Ok(None);
                 }
-                let mut pool = LinePool::new(protocol, lines, &config.thresholds, config.allow_cleartext)?;
-                if let Some(old) = previous.and_then(|p| p.biz_entry(name)).and_then(|b| b.pool(protocol)) {
+                let mut pool =
+                    LinePool::new(protocol, lines, &config.thresholds, config.allow_cleartext)?;
+                if let Some(old) = previous
+                    .and_then(|p| p.biz_entry(name))
+                    .and_then(|b| b.pool(protocol))
+                {
                     pool.carry_over(&old.lock());
                 }
                 Ok(Some(Mutex::new(pool)))
@@ -134,11 +140,17 @@ impl Topology {
                 ws: make(Protocol::Ws, &line.ws)?,
             });
         }
-        let hosts = HostPatterns::new(config.biz_lines.values().enumerate().flat_map(|(i, b)| {
-            b.match_hosts.iter().map(move |h| (h.as_str(), i))
-        }));
+        let hosts = HostPatterns::new(
+            config
+                .biz_lines
+                .values()
+                .enumerate()
+                .flat_map(|(i, b)| b.match_hosts.iter().map(move |h| (h.as_str(), i))),
+        );
         let names: Vec<&str> = config.biz_lines.keys().map(String::as_str).collect();
-        let convergence = Convergence::new(&config.merge_hosts, seed, |b| names.iter().position(|n| *n == b));
+        let convergence = Convergence::new(&config.merge_hosts, seed, |b| {
+            names.iter().position(|n| *n == b)
+        });
         Ok(Topology {
             config,
             biz,
@@ -241,7 +253,10 @@ impl Topology {
 
 /// Validates an `X-Line-Fixed-Host` value: `http(s)://host[:port]`, cleartext only when
 /// allowed, port 1–65535.
-pub fn parse_fixed_host(value: &str, allow_cleartext: bool) -> std::result::Result<Endpoint, String> {
+pub fn parse_fixed_host(
+    value: &str,
+    allow_cleartext: bool,
+) -> std::result::Result<Endpoint, String> {
     let ep = Endpoint::parse(value, allow_cleartext)?;
     if ep.scheme.is_ws() {
         return Err("a fixed host must be http or https".to_string());
@@ -262,7 +277,9 @@ pub fn rewrite(url: &SplitUrl<'_>, endpoint: &Endpoint, prefix: &str) -> String 
     .as_str();
     let origin: &str = &endpoint.origin;
     let authority = origin.split_once("://").map_or(origin, |(_, a)| a);
-    let mut out = String::with_capacity(scheme.len() + 3 + authority.len() + prefix.len() + url.rest.len() + 1);
+    let mut out = String::with_capacity(
+        scheme.len() + 3 + authority.len() + prefix.len() + url.rest.len() + 1,
+    );
     out.push_str(scheme);
     out.push_str("://");
     out.push_str(authority);
@@ -290,7 +307,10 @@ mod tests {
             "https://spot-tx.example.com:8443/a%2Fb/ü?q=a+b&e=#frag"
         );
         let ws = SplitUrl::parse("wss://api.example.com/stream").unwrap();
-        assert_eq!(rewrite(&ws, &ep("wss://ws.example.com"), ""), "wss://ws.example.com/stream");
+        assert_eq!(
+            rewrite(&ws, &ep("wss://ws.example.com"), ""),
+            "wss://ws.example.com/stream"
+        );
         let http_for_ws_line = SplitUrl::parse("https://api.example.com/stream").unwrap();
         assert_eq!(
             rewrite(&http_for_ws_line, &ep("wss://ws.example.com"), ""),
@@ -301,9 +321,15 @@ mod tests {
     #[test]
     fn rewrite_inserts_path_prefix() {
         let u = SplitUrl::parse("https://image.example.com/a.png?w=1").unwrap();
-        assert_eq!(rewrite(&u, &ep("https://cdn.example.com"), "/image"), "https://cdn.example.com/image/a.png?w=1");
+        assert_eq!(
+            rewrite(&u, &ep("https://cdn.example.com"), "/image"),
+            "https://cdn.example.com/image/a.png?w=1"
+        );
         let bare = SplitUrl::parse("https://image.example.com?w=1").unwrap();
-        assert_eq!(rewrite(&bare, &ep("https://cdn.example.com"), "/image"), "https://cdn.example.com/image/?w=1");
+        assert_eq!(
+            rewrite(&bare, &ep("https://cdn.example.com"), "/image"),
+            "https://cdn.example.com/image/?w=1"
+        );
     }
 
     #[test]
