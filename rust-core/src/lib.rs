@@ -9,6 +9,7 @@
 //! - [`line`]: lines, sliding-window stats, ranking, switch guard, breaker, router, convergence.
 //! - [`dns`]: HTTPDNS records, snapshot cache, provider parsers, address policy, quarantine.
 //! - [`net`]: network identity/generation and the HTTPDNS bypass policy.
+//! - [`store`]: atomic writes and bounded reads for everything kept on disk.
 //! - [`trace`]: reason codes, trace events, redaction and sampling.
 //! - [`engine`]: the `LineKit` facade owning all of the above.
 
@@ -24,7 +25,10 @@ pub mod clock;
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod host_pattern;
 pub mod line;
+pub mod replay;
+pub mod store;
 pub mod trace;
 
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -4,7 +4,10 @@
 //! Every command writes one JSON document (or JSON Lines) to `out`, and errors as JSON to
 //! `err`; the return value is the process exit code. No input makes it panic.
 
-use std::io::Write;
+use std::io::{Read, Write};
+
+mod config_cmd;
+mod replay_cmd;
 
 /// Runs one command line (without the program name) and returns the exit code.
 pub fn run(
@@ -14,7 +17,6 @@ pub fn run(
     err: &mut dyn Write,
 ) -> i32 {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
-    let _ = input;
     match words.as_slice() {
         ["version"] => {
             let _ = writeln!(
@@ -24,8 +26,31 @@ pub fn run(
             );
             0
         }
+        ["replay", file] => replay_cmd::run(file, input, out, err),
+        ["config", rest @ ..] => config_cmd::run(rest, input, out, err),
         _ => usage(err),
     }
+}
+
+/// Reads a text file (or standard input for `-`), refusing more than `limit` bytes.
+pub fn read_text(file: &str, input: &mut dyn Read, limit: usize) -> Result<String, String> {
+    let bytes = read_bytes(file, input, limit)?;
+    String::from_utf8(bytes).map_err(|_| format!("{file}: not UTF-8 text"))
+}
+
+/// Reads a file (or standard input for `-`), refusing more than `limit` bytes.
+pub fn read_bytes(file: &str, input: &mut dyn Read, limit: usize) -> Result<Vec<u8>, String> {
+    let mut buf = Vec::new();
+    let read = if file == "-" {
+        input.take(limit as u64 + 1).read_to_end(&mut buf)
+    } else {
+        std::fs::File::open(file).and_then(|f| f.take(limit as u64 + 1).read_to_end(&mut buf))
+    };
+    read.map_err(|e| format!("{file}: {e}"))?;
+    if buf.len() > limit {
+        return Err(format!("{file}: larger than {limit} bytes"));
+    }
+    Ok(buf)
 }
 
 /// Writes `{"error": msg}` to `err` and returns exit code 1.

@@ -3,7 +3,15 @@
 //! line) and sealing of the shipped asset with AES-256-GCM.
 
 pub mod model;
+mod rules;
+pub mod seal;
+pub mod source;
+pub mod validate;
 
 pub use model::{
     BizLine, Config, HttpDnsConfig, LineConfig, MergeHost, ProviderConfig, Thresholds, TraceConfig,
 };
+pub use rules::{is_valid_biz_name, is_valid_host, is_valid_host_pattern, PROVIDER_FORMATS};
+pub use seal::{open, parse_key_hex, seal};
+pub use source::{check_update, resolve, ConfigSource, ConfigSources, LastGoodStore, Resolved};
+pub use validate::{parse_config, validate, MAX_CONFIG_BYTES};

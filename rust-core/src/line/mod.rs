@@ -2,8 +2,20 @@
 //! guard and circuit breaker that keep choices stable, the pool that combines them, the
 //! router that turns a request into a decision, and domain convergence.
 
+pub mod breaker;
+pub mod convergence;
 pub mod endpoint;
+pub mod guard;
+pub mod headers;
 pub mod outcome;
+pub mod pool;
+pub mod rank;
+pub mod router;
+pub mod stats;
 
+pub use breaker::{Admission, Breaker, BreakerParams, BreakerState};
 pub use endpoint::{Endpoint, Scheme, SplitUrl};
+pub use guard::SwitchGuard;
 pub use outcome::{Outcome, Protocol};
+pub use pool::{LinePool, LineSnapshot, LineState, PoolSnapshot, Selection};
+pub use stats::WindowStats;

@@ -1,0 +1,453 @@
+//! The semantic rules of a configuration, written once over the typed [`Config`] and shared
+//! by [`super::validate::parse_config`] (JSON documents) and [`super::validate::validate`]
+//! (configs built in code).
+//!
+//! Errors are collected in [`Findings`]. When the JSON walk found a *structural* problem at a
+//! path (wrong type, missing field, …) it *taints* that path and substitutes a placeholder
+//! value; rules then stay silent at and below tainted paths, so one mistake is reported
+//! once and placeholders never produce invented follow-up errors.
+
+use super::model::{BizLine, Config, LineConfig, Thresholds};
+use crate::error::FieldError;
+use crate::line::endpoint::{is_valid_hostname, parse_authority};
+use crate::line::Endpoint;
+use std::collections::{HashMap, HashSet};
+
+/// HTTPDNS answer formats a provider may use.
+pub const PROVIDER_FORMATS: [&str; 5] =
+    ["aliyun", "aliyun-batch", "dnspod", "doh-json", "doh-wire"];
+/// Upper bound of a line's `weight`.
+pub const MAX_WEIGHT: u32 = 10_000;
+/// Upper bound of `thresholds.max_retries`.
+pub const MAX_RETRIES: u32 = 5;
+
+/// Problems found so far, plus the paths whose values are placeholders.
+#[derive(Debug, Default)]
+pub(crate) struct Findings {
+    errors: Vec<FieldError>,
+    /// Paths with a structural error: rules at or below them are skipped.
+    tainted: HashSet<String>,
+    /// Tainted paths and all their ancestors: "is there an error at or below here?".
+    dirty: HashSet<String>,
+}
+
+impl Findings {
+    /// Records a structural problem (the value at `path` was replaced by a placeholder).
+    pub(crate) fn structural(&mut self, path: &str, error: impl Into<String>) {
+        self.errors.push(FieldError::new(path, error));
+        for a in ancestors(path) {
+            self.dirty.insert(a.to_string());
+        }
+        self.tainted.insert(path.to_string());
+    }
+
+    /// Records a rule violation unless `path` lies at or below a tainted path.
+    pub(crate) fn rule(&mut self, path: &str, error: impl Into<String>) {
+        if !self.covered(path) {
+            self.errors.push(FieldError::new(path, error));
+        }
+    }
+
+    /// Whether `path` or one of its ancestors holds a placeholder.
+    pub(crate) fn covered(&self, path: &str) -> bool {
+        !self.tainted.is_empty() && ancestors(path).any(|a| self.tainted.contains(a))
+    }
+
+    /// Whether a structural problem was found at or below `path`.
+    pub(crate) fn dirty(&self, path: &str) -> bool {
+        self.dirty.contains(path)
+    }
+
+    /// The problems found, in the order they were found.
+    pub(crate) fn into_errors(self) -> Vec<FieldError> {
+        self.errors
+    }
+}
+
+/// `""`, then every prefix of `path` ending before a `.` or `[`, then `path` itself.
+fn ancestors(path: &str) -> impl Iterator<Item = &str> {
+    let cuts = path
+        .char_indices()
+        .filter(|&(i, c)| i > 0 && (c == '.' || c == '['))
+        .map(|(i, _)| i);
+    std::iter::once("")
+        .chain(cuts.map(move |i| &path[..i]))
+        .chain((!path.is_empty()).then_some(path))
+}
+
+/// The path of business line `name`: `biz_lines.spot`, or `biz_lines["Odd Name"]` (JSON
+/// quoted, truncated) for names that are not plain identifiers.
+pub(crate) fn biz_path(name: &str) -> String {
+    if is_valid_biz_name(name) {
+        format!("biz_lines.{name}")
+    } else {
+        let shown: String = name.chars().take(64).collect();
+        let quoted = serde_json::Value::String(shown).to_string();
+        format!("biz_lines[{quoted}]")
+    }
+}
+
+/// Business line names: non-empty `[a-z0-9_-]+`.
+pub fn is_valid_biz_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+}
+
+/// Exact host names, IP literals, or `*.suffix` patterns.
+pub fn is_valid_host_pattern(pattern: &str) -> bool {
+    match pattern.strip_prefix("*.") {
+        Some(suffix) => is_valid_hostname(suffix),
+        None => is_valid_host(pattern),
+    }
+}
+
+/// Exact host names or IP literals (no wildcard).
+pub fn is_valid_host(host: &str) -> bool {
+    is_valid_hostname(host) || host.parse::<std::net::IpAddr>().is_ok()
+}
+
+/// A host pattern in the form used to detect duplicates.
+fn normalize_host(pattern: &str) -> String {
+    pattern.trim_end_matches('.').to_ascii_lowercase()
+}
+
+/// Runs every semantic rule over `c`.
+pub(crate) fn check(c: &Config, f: &mut Findings) {
+    thresholds(&c.thresholds, f);
+    // If `allow_cleartext` itself was malformed, do not pile cleartext errors on top.
+    let allow_cleartext = c.allow_cleartext || f.covered("allow_cleartext");
+    let mut owners: HashMap<String, &str> = HashMap::new();
+    for (name, biz) in &c.biz_lines {
+        biz_line(name, biz, allow_cleartext, &mut owners, f);
+    }
+    merge_hosts(c, f);
+    httpdns(c, allow_cleartext, f);
+    if !(0.0..=1.0).contains(&c.trace.sample_rate) {
+        f.rule("trace.sample_rate", "must be a number in [0, 1]");
+    }
+}
+
+fn thresholds(t: &Thresholds, f: &mut Findings) {
+    for (name, value) in [
+        ("timeout_ms", t.timeout_ms),
+        ("slow_request_ms", t.slow_request_ms),
+        ("detect_cooldown_ms", t.detect_cooldown_ms),
+        ("switch_interval_ms", t.switch_interval_ms),
+        ("window_ms", t.window_ms),
+        ("open_cooldown_ms", t.open_cooldown_ms),
+        ("revive_interval_ms", t.revive_interval_ms),
+    ] {
+        if value == 0 {
+            f.rule(&format!("thresholds.{name}"), "must be greater than 0");
+        }
+    }
+    if t.failure_threshold < 1 {
+        f.rule("thresholds.failure_threshold", "must be at least 1");
+    }
+    if t.max_retries > MAX_RETRIES {
+        f.rule(
+            "thresholds.max_retries",
+            format!("must be in 0..={MAX_RETRIES}"),
+        );
+    }
+}
+
+fn biz_line<'c>(
+    name: &'c str,
+    biz: &BizLine,
+    allow_cleartext: bool,
+    owners: &mut HashMap<String, &'c str>,
+    f: &mut Findings,
+) {
+    let path = biz_path(name);
+    if !is_valid_biz_name(name) {
+        f.rule(
+            &path,
+            "business line name must be non-empty and use only a-z, 0-9, _ and -",
+        );
+    }
+    if biz.http.is_empty() && biz.ws.is_empty() && !f.dirty(&path) {
+        f.rule(
+            &path,
+            "empty pool: a business line needs at least one http or ws line",
+        );
+    }
+    for (i, host) in biz.match_hosts.iter().enumerate() {
+        let p = format!("{path}.match[{i}]");
+        if !is_valid_host_pattern(host) {
+            f.rule(&p, "not a valid host name or *.suffix pattern");
+            continue;
+        }
+        if f.covered(&p) {
+            continue;
+        }
+        match owners.get(&normalize_host(host)) {
+            Some(other) if *other != name => {
+                let other = biz_path(other);
+                let other = other.trim_start_matches("biz_lines.");
+                f.rule(
+                    &p,
+                    format!("host is already matched by business line {other}"),
+                );
+            }
+            Some(_) => f.rule(&p, "host is listed twice"),
+            None => {
+                owners.insert(normalize_host(host), name);
+            }
+        }
+    }
+    if !biz.detect_path.starts_with('/') {
+        f.rule(&format!("{path}.detect_path"), "must start with /");
+    }
+    let mut ids: HashMap<&str, String> = HashMap::new();
+    for (pool, lines) in [("http", &biz.http), ("ws", &biz.ws)] {
+        for (i, line) in lines.iter().enumerate() {
+            let p = format!("{path}.{pool}[{i}]");
+            line_config(&p, pool == "ws", line, allow_cleartext, f);
+            if line.id.is_empty() || f.covered(&format!("{p}.id")) {
+                continue;
+            }
+            match ids.get(line.id.as_str()) {
+                Some(first) => f.rule(
+                    &format!("{p}.id"),
+                    format!("duplicate line id (already used by {first})"),
+                ),
+                None => {
+                    ids.insert(&line.id, format!("{pool}[{i}]"));
+                }
+            }
+        }
+    }
+}
+
+fn line_config(path: &str, ws: bool, line: &LineConfig, allow_cleartext: bool, f: &mut Findings) {
+    if line.id.is_empty() {
+        f.rule(&format!("{path}.id"), "must not be empty");
+    } else if line.id.len() > 128 || line.id.chars().any(char::is_control) {
+        f.rule(
+            &format!("{path}.id"),
+            "must be at most 128 bytes without control characters",
+        );
+    }
+    let url_path = format!("{path}.url");
+    match Endpoint::parse(&line.url, true) {
+        Err(why) => f.rule(&url_path, why),
+        Ok(e) if e.scheme.is_ws() != ws => f.rule(
+            &url_path,
+            if ws {
+                "a ws pool line must use ws or wss"
+            } else {
+                "an http pool line must use http or https"
+            },
+        ),
+        Ok(_) => {
+            if let Err(why) = Endpoint::parse(&line.url, allow_cleartext) {
+                f.rule(&url_path, why);
+            }
+        }
+    }
+    if !(1..=MAX_WEIGHT).contains(&line.weight) {
+        f.rule(
+            &format!("{path}.weight"),
+            format!("must be in 1..={MAX_WEIGHT}"),
+        );
+    }
+}
+
+fn merge_hosts(c: &Config, f: &mut Findings) {
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (i, m) in c.merge_hosts.iter().enumerate() {
+        let p = format!("merge_hosts[{i}]");
+        let host_path = format!("{p}.host");
+        if !is_valid_host(&m.host) {
+            f.rule(&host_path, "not a valid host name");
+        } else if !f.covered(&host_path) {
+            match seen.get(&normalize_host(&m.host)) {
+                Some(first) => f.rule(
+                    &host_path,
+                    format!("host is already listed at merge_hosts[{first}]"),
+                ),
+                None => {
+                    seen.insert(normalize_host(&m.host), i);
+                }
+            }
+        }
+        // When biz_lines itself is malformed, every reference would look unknown.
+        if !c.biz_lines.contains_key(&m.biz) && !f.covered("biz_lines") {
+            f.rule(&format!("{p}.biz"), "unknown business line");
+        }
+        let prefix = &m.path_prefix;
+        if !prefix.is_empty()
+            && (!prefix.starts_with('/')
+                || prefix.ends_with('/')
+                || prefix.contains(['?', '#'])
+                || prefix
+                    .chars()
+                    .any(|ch| ch.is_whitespace() || ch.is_control()))
+        {
+            f.rule(
+                &format!("{p}.path_prefix"),
+                "must be empty or start with / and not end with / (no ?, # or spaces)",
+            );
+        }
+        if !(0.0..=1.0).contains(&m.rate) {
+            f.rule(&format!("{p}.rate"), "must be a number in [0, 1]");
+        }
+    }
+}
+
+fn httpdns(c: &Config, allow_cleartext: bool, f: &mut Findings) {
+    let h = &c.httpdns;
+    let mut ids: HashMap<&str, usize> = HashMap::new();
+    for (i, p) in h.providers.iter().enumerate() {
+        let path = format!("httpdns.providers[{i}]");
+        let id_path = format!("{path}.id");
+        if p.id.is_empty() {
+            f.rule(&id_path, "must not be empty");
+        } else if !f.covered(&id_path) {
+            match ids.get(p.id.as_str()) {
+                Some(first) => f.rule(
+                    &id_path,
+                    format!("duplicate provider id (already used by providers[{first}])"),
+                ),
+                None => {
+                    ids.insert(&p.id, i);
+                }
+            }
+        }
+        if !PROVIDER_FORMATS.contains(&p.format.as_str()) {
+            f.rule(
+                &format!("{path}.format"),
+                format!("must be one of {}", PROVIDER_FORMATS.join(", ")),
+            );
+        }
+        if let Err(why) = provider_url(&p.url, allow_cleartext) {
+            f.rule(&format!("{path}.url"), why);
+        }
+    }
+    for (field, list) in [("hosts", &h.hosts), ("allow_private", &h.allow_private)] {
+        for (i, host) in list.iter().enumerate() {
+            if !is_valid_host_pattern(host) {
+                f.rule(
+                    &format!("httpdns.{field}[{i}]"),
+                    "not a valid host name or *.suffix pattern",
+                );
+            }
+        }
+    }
+    if !(h.refresh_ratio > 0.0 && h.refresh_ratio <= 1.0) {
+        f.rule("httpdns.refresh_ratio", "must be a number in (0, 1]");
+    }
+    if !(0.0..1.0).contains(&h.jitter_ratio) {
+        f.rule("httpdns.jitter_ratio", "must be a number in [0, 1)");
+    }
+    if h.min_ttl_s < 1 {
+        f.rule("httpdns.min_ttl_s", "must be at least 1");
+    } else if h.min_ttl_s > h.max_ttl_s && !f.covered("httpdns.max_ttl_s") {
+        f.rule("httpdns.min_ttl_s", "must not exceed httpdns.max_ttl_s");
+    }
+}
+
+/// A provider endpoint: `https://host[:port][/path][?query]` (`http` only with
+/// `allow_cleartext`). The reason never echoes the URL.
+fn provider_url(url: &str, allow_cleartext: bool) -> Result<(), String> {
+    let (scheme, rest) = url
+        .split_once("://")
+        .ok_or_else(|| "not a URL: expected https://host[:port]/path".to_string())?;
+    if scheme.eq_ignore_ascii_case("http") {
+        if !allow_cleartext {
+            return Err("cleartext http is not allowed (set allow_cleartext)".to_string());
+        }
+    } else if !scheme.eq_ignore_ascii_case("https") {
+        return Err("unsupported scheme: expected https".to_string());
+    }
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    if rest[end..].starts_with('#') {
+        return Err("a provider URL may not have a fragment".to_string());
+    }
+    if rest.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err("a provider URL may not contain spaces or control characters".to_string());
+    }
+    parse_authority(&rest[..end]).map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ancestors_cover_dots_and_brackets() {
+        let got: Vec<&str> = ancestors("biz_lines.spot.http[1].url").collect();
+        assert_eq!(
+            got,
+            [
+                "",
+                "biz_lines",
+                "biz_lines.spot",
+                "biz_lines.spot.http",
+                "biz_lines.spot.http[1]",
+                "biz_lines.spot.http[1].url"
+            ]
+        );
+        assert_eq!(ancestors("").collect::<Vec<_>>(), [""]);
+    }
+
+    #[test]
+    fn tainted_paths_silence_rules_below_them() {
+        let mut f = Findings::default();
+        f.structural("biz_lines.spot.http[1]", "expected an object");
+        f.rule("biz_lines.spot.http[1].url", "hidden");
+        f.rule("biz_lines.spot.http[10].url", "shown");
+        assert!(f.dirty("biz_lines.spot"));
+        assert!(!f.dirty("biz_lines.cdn"));
+        let paths: Vec<String> = f.into_errors().into_iter().map(|e| e.path).collect();
+        assert_eq!(
+            paths,
+            ["biz_lines.spot.http[1]", "biz_lines.spot.http[10].url"]
+        );
+    }
+
+    #[test]
+    fn provider_urls() {
+        assert!(provider_url("https://203.0.113.7/100000/d?x=1", false).is_ok());
+        assert!(provider_url("https://dns.example", false).is_ok());
+        assert!(provider_url("http://dns.example/q", false).is_err());
+        assert!(provider_url("http://dns.example/q", true).is_ok());
+        for bad in [
+            "dns.example",
+            "ftp://dns.example",
+            "https:///x",
+            "https://a b/",
+            "https://h#f",
+        ] {
+            assert!(provider_url(bad, true).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn host_patterns() {
+        for ok in [
+            "api.example.com",
+            "*.example.com",
+            "10.0.0.1",
+            "::1",
+            "localhost",
+        ] {
+            assert!(is_valid_host_pattern(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "*",
+            "*.",
+            "a..b",
+            "a b",
+            "*.*.example.com",
+            "ex*ample.com",
+        ] {
+            assert!(!is_valid_host_pattern(bad), "{bad}");
+        }
+        assert!(!is_valid_host("*.example.com"));
+    }
+}

@@ -1,0 +1,211 @@
+//! Where the running config comes from (DESIGN capability 4): remote → last good remote
+//! (persisted) → sealed asset shipped in the app → one hard-coded line.
+//!
+//! [`resolve`] tries the levels in that order; the first one that opens and validates wins,
+//! and every level that failed is recorded with its error so the engine can log *why* it
+//! fell back (the error texts carry no config content or keys). The hard-coded level cannot
+//! fail, so routing always has a config. One extra rule keeps "newest version wins": a
+//! remote config older than a valid last good one is skipped (a stale CDN copy or a
+//! rollback), so a restart never downgrades the config.
+//!
+//! After start-up, [`check_update`] decides whether a newly fetched remote config applies:
+//! only a strictly higher `version` does.
+//!
+//! [`LastGoodStore`] persists the last applied remote config text with a small header
+//! (format tag + FNV-1a 64 checksum) written atomically via [`crate::store::atomic_write`];
+//! a torn, foreign or bit-flipped file is reported as an error and ignored by the caller.
+
+use super::model::{BizLine, Config, LineConfig};
+use super::seal::open;
+use super::validate::{parse_config, validate, MAX_CONFIG_BYTES};
+use crate::error::{Error, Result};
+use crate::store::{atomic_write, read_limited};
+use std::path::{Path, PathBuf};
+
+/// One level of the source chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConfigSource {
+    /// A config fetched from the config server.
+    Remote,
+    /// The last remote config that was applied, persisted on disk.
+    LastGood,
+    /// The sealed default config shipped in the app.
+    Sealed,
+    /// The config built in code by the app (always valid).
+    HardCoded,
+}
+
+impl ConfigSource {
+    /// Stable lower-case name for logs and traces.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConfigSource::Remote => "remote",
+            ConfigSource::LastGood => "last_good",
+            ConfigSource::Sealed => "sealed",
+            ConfigSource::HardCoded => "hard_coded",
+        }
+    }
+}
+
+/// The candidates for every level; absent levels are skipped silently.
+#[derive(Debug, Clone, Default)]
+pub struct ConfigSources {
+    /// Remote config text, if one was fetched.
+    pub remote: Option<String>,
+    /// Last good remote config text, if one was persisted.
+    pub last_good: Option<String>,
+    /// Sealed asset text and the key that opens it.
+    pub sealed: Option<(String, Vec<u8>)>,
+    /// The final fallback; used as is (not validated).
+    pub hard_coded: Config,
+}
+
+/// The outcome of [`resolve`].
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// The config to run with.
+    pub config: Config,
+    /// Which level it came from.
+    pub source: ConfigSource,
+    /// Levels that were present but unusable, in order, with the reason.
+    pub skipped: Vec<(ConfigSource, Error)>,
+}
+
+/// Picks the first usable level; see the module docs.
+pub fn resolve(sources: &ConfigSources) -> Resolved {
+    let mut skipped = Vec::new();
+    let last_good = sources.last_good.as_deref().map(parse_config);
+    if let Some(text) = &sources.remote {
+        let remote = parse_config(text).and_then(|c| match &last_good {
+            Some(Ok(lg)) if c.version < lg.version => Err(Error::ConfigRejected(format!(
+                "version {} is older than the last good version {}",
+                c.version, lg.version
+            ))),
+            _ => Ok(c),
+        });
+        match remote {
+            Ok(config) => return resolved(config, ConfigSource::Remote, skipped),
+            Err(e) => skipped.push((ConfigSource::Remote, e)),
+        }
+    }
+    match last_good {
+        Some(Ok(config)) => return resolved(config, ConfigSource::LastGood, skipped),
+        Some(Err(e)) => skipped.push((ConfigSource::LastGood, e)),
+        None => {}
+    }
+    if let Some((text, key)) = &sources.sealed {
+        let opened = open(text, key).and_then(|bytes| {
+            let text = String::from_utf8(bytes)
+                .map_err(|_| Error::Seal("opened config is not UTF-8".to_string()))?;
+            parse_config(&text)
+        });
+        match opened {
+            Ok(config) => return resolved(config, ConfigSource::Sealed, skipped),
+            Err(e) => skipped.push((ConfigSource::Sealed, e)),
+        }
+    }
+    resolved(sources.hard_coded.clone(), ConfigSource::HardCoded, skipped)
+}
+
+fn resolved(config: Config, source: ConfigSource, skipped: Vec<(ConfigSource, Error)>) -> Resolved {
+    Resolved {
+        config,
+        source,
+        skipped,
+    }
+}
+
+/// Whether `candidate` may replace a running config of version `current`: only a strictly
+/// newer version applies.
+pub fn check_update(current: u64, candidate: &Config) -> Result<()> {
+    if candidate.version <= current {
+        return Err(Error::ConfigRejected(format!(
+            "version {} is not newer than current {current}",
+            candidate.version
+        )));
+    }
+    Ok(())
+}
+
+impl Config {
+    /// The hard-coded fallback an app can give: one business line `biz` owning
+    /// `logical_host`, served by a single http(s) line `line_url` with id `default`.
+    /// Validated like any config (so `http://` is refused: cleartext is never implied).
+    pub fn single_line(biz: &str, logical_host: &str, line_url: &str) -> Result<Config> {
+        let mut config = Config::default();
+        config.biz_lines.insert(
+            biz.to_string(),
+            BizLine {
+                match_hosts: vec![logical_host.to_string()],
+                http: vec![LineConfig {
+                    id: "default".to_string(),
+                    url: line_url.to_string(),
+                    priority: Some(0),
+                    weight: 100,
+                }],
+                ..BizLine::default()
+            },
+        );
+        validate(&config)?;
+        Ok(config)
+    }
+}
+
+const STORE_MAGIC: &str = "linekit-last-good v1 fnv1a64:";
+const STORE_FILE: &str = "config.last_good";
+
+/// Persists the last good remote config text in a storage directory.
+#[derive(Debug, Clone)]
+pub struct LastGoodStore {
+    dir: PathBuf,
+}
+
+impl LastGoodStore {
+    /// A store keeping its file in `dir` (which must exist).
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        LastGoodStore { dir: dir.into() }
+    }
+
+    /// The file the config is kept in.
+    pub fn path(&self) -> PathBuf {
+        self.dir.join(STORE_FILE)
+    }
+
+    /// The persisted text: `Ok(None)` if nothing was saved yet; an error if the file is
+    /// unreadable, too large, not ours or fails its checksum (the caller logs and ignores it).
+    pub fn load(&self) -> Result<Option<String>> {
+        let path = self.path();
+        let Some(bytes) = read_limited(&path, MAX_CONFIG_BYTES + 128)? else {
+            return Ok(None);
+        };
+        let corrupt = |why: &str| Error::Store(format!("{} is corrupt: {why}", path.display()));
+        let text = String::from_utf8(bytes).map_err(|_| corrupt("not UTF-8"))?;
+        let (header, body) = text.split_once('\n').ok_or_else(|| corrupt("no header"))?;
+        let sum = header
+            .strip_prefix(STORE_MAGIC)
+            .ok_or_else(|| corrupt("unknown format"))?;
+        if sum != format!("{:016x}", fnv1a64(body.as_bytes())) {
+            return Err(corrupt("checksum mismatch"));
+        }
+        Ok(Some(body.to_string()))
+    }
+
+    /// Atomically replaces the persisted text.
+    pub fn save(&self, text: &str) -> Result<()> {
+        let file = format!("{STORE_MAGIC}{:016x}\n{text}", fnv1a64(text.as_bytes()));
+        atomic_write(&self.path(), file.as_bytes())
+    }
+
+    /// The storage directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+/// FNV-1a, 64 bit: detects torn and bit-flipped files (not an integrity check against an
+/// attacker — the text is validated as a config anyway).
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}

@@ -1,0 +1,508 @@
+//! The line pool of one business line × protocol: its lines with their statistics and
+//! breakers, the sticky current line, and the switch guard.
+//!
+//! # Selection
+//! Most requests take the **sticky fast path**: when nothing happened since the last ranking
+//! — no report marked the pool dirty, no breaker timer elapsed, the periodic re-rank is not
+//! due — and the current line's breaker admits, [`LinePool::select`] returns it with a few
+//! comparisons and no allocation.
+//!
+//! Otherwise the pool **re-ranks** ([`rank`](super::rank::rank)) into a buffer it owns:
+//! - every breaker open → first line by priority ([`Reason::AllOpenFallback`]);
+//! - every line slower than `timeout_ms` → first line ([`Reason::AllSlowFallback`]);
+//! - a better line than the current one → switch ([`Reason::Ranked`]) if the
+//!   [`SwitchGuard`] allows it or if the current line's breaker is open (the guard never
+//!   keeps traffic on an open line); otherwise stay ([`Reason::Guarded`]);
+//! - the current line is still the best → [`Reason::Sticky`].
+//!
+//! A half-open line that is chosen and admitted as its single trial is reported as
+//! [`Reason::HalfOpenTrial`]. The pool re-ranks at least every `switch_interval_ms`, so
+//! untried lines get verified and a better line can win; a line fault reported on the
+//! current line marks the pool dirty, so the very next request moves (subject to the
+//! guard): traffic leaves a failing line within one failed request.
+//!
+//! # In-call failover
+//! With a non-empty `exclude` (line ids already tried by this call) the pool returns the
+//! best admitting line not excluded ([`Reason::RetryExcluded`]) without moving its sticky
+//! current line.
+
+use super::breaker::{Admission, Breaker, BreakerParams};
+use super::endpoint::Endpoint;
+use super::guard::SwitchGuard;
+use super::outcome::{Outcome, Protocol};
+use super::rank::{all_slow, rank};
+use super::stats::WindowStats;
+use crate::config::{LineConfig, Thresholds};
+use crate::error::{Error, FieldError, Result};
+use crate::trace::Reason;
+use serde::Serialize;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// One line of a pool and everything the pool knows about it.
+#[derive(Debug, Clone)]
+pub struct LineState {
+    /// Line id, unique in its business line.
+    pub id: Arc<str>,
+    /// Where requests go.
+    pub endpoint: Endpoint,
+    /// Lower is preferred (defaults to the position in the config list).
+    pub priority: u32,
+    /// Relative preference among equally healthy lines.
+    pub weight: u32,
+    /// Sliding-window counts and latency.
+    pub stats: WindowStats,
+    /// Circuit breaker.
+    pub breaker: Breaker,
+    /// Whether any counted outcome was ever reported.
+    pub used: bool,
+    /// Cost of the most recent counted attempt.
+    pub last_cost_ms: Option<u64>,
+    /// Most recent counted failure kind (cleared by nothing: it is history).
+    pub last_error: Option<Outcome>,
+    /// Line faults in a row (reset by any counted non-fault outcome).
+    pub consecutive_faults: u32,
+}
+
+impl LineState {
+    /// A fresh, untried line.
+    pub fn new(
+        id: Arc<str>,
+        endpoint: Endpoint,
+        priority: u32,
+        weight: u32,
+        thresholds: &Thresholds,
+    ) -> Self {
+        LineState {
+            id,
+            endpoint,
+            priority,
+            weight,
+            stats: WindowStats::new(thresholds.window_ms),
+            breaker: Breaker::new(breaker_params(thresholds)),
+            used: false,
+            last_cost_ms: None,
+            last_error: None,
+            consecutive_faults: 0,
+        }
+    }
+}
+
+fn breaker_params(t: &Thresholds) -> BreakerParams {
+    BreakerParams {
+        failure_threshold: t.failure_threshold,
+        open_cooldown_ms: t.open_cooldown_ms,
+        trial_timeout_ms: t.timeout_ms,
+    }
+}
+
+/// The line chosen for one request, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Selection {
+    /// Index into [`LinePool::lines`].
+    pub index: usize,
+    /// The rule that chose it.
+    pub reason: Reason,
+}
+
+/// One line in a [`PoolSnapshot`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LineSnapshot {
+    /// Line id.
+    pub id: String,
+    /// Host (with `:port` when the line names one).
+    pub host: String,
+    /// `closed`, `open` or `half_open`.
+    pub breaker: &'static str,
+    /// Successes in the window.
+    pub successes: u64,
+    /// Failures in the window.
+    pub failures: u64,
+    /// Average latency of answered requests in the window.
+    pub avg_latency_ms: Option<u64>,
+    /// Whether the line was ever used.
+    pub used: bool,
+    /// Most recent failure kind.
+    pub last_error: Option<&'static str>,
+    /// Whether this is the pool's sticky current line.
+    pub current: bool,
+}
+
+/// A pool's lines, best first. Serialises as a JSON array.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct PoolSnapshot {
+    /// Lines in rank order.
+    pub lines: Vec<LineSnapshot>,
+}
+
+/// The lines of one business line × protocol and the state that picks among them.
+#[derive(Debug, Clone)]
+pub struct LinePool {
+    protocol: Protocol,
+    lines: Vec<LineState>,
+    timeout_ms: u64,
+    switch_interval_ms: u64,
+    window_ms: u64,
+    current: usize,
+    guard: SwitchGuard,
+    /// A report asked for a re-rank at the next select.
+    dirty: bool,
+    /// The sticky fast path is valid while `now < rerank_at`.
+    rerank_at: u64,
+    /// Reused ranking buffer.
+    order: Vec<usize>,
+}
+
+impl LinePool {
+    /// Builds a pool from its config lines. Priorities default to the list position; lines
+    /// are kept sorted by (priority, position). Errors name the field (`http[1].url`, …):
+    /// an empty pool, an empty or duplicate id, a bad URL, a scheme not matching the
+    /// protocol, or cleartext without `allow_cleartext`.
+    pub fn new(
+        protocol: Protocol,
+        lines: &[LineConfig],
+        thresholds: &Thresholds,
+        allow_cleartext: bool,
+    ) -> Result<LinePool> {
+        let mut errors = Vec::new();
+        if lines.is_empty() {
+            errors.push(FieldError::new(
+                protocol.as_str(),
+                "a pool needs at least one line",
+            ));
+        }
+        let mut seen = HashSet::new();
+        let mut built = Vec::with_capacity(lines.len());
+        for (pos, cfg) in lines.iter().enumerate() {
+            let path = format!("{}[{pos}]", protocol.as_str());
+            if cfg.id.is_empty() {
+                errors.push(FieldError::new(format!("{path}.id"), "empty line id"));
+            } else if !seen.insert(cfg.id.as_str()) {
+                errors.push(FieldError::new(
+                    format!("{path}.id"),
+                    "duplicate line id in this business line",
+                ));
+            }
+            let endpoint = match Endpoint::parse(&cfg.url, allow_cleartext) {
+                Ok(e) => e,
+                Err(why) => {
+                    errors.push(FieldError::new(format!("{path}.url"), why));
+                    continue;
+                }
+            };
+            if endpoint.scheme.is_ws() != (protocol == Protocol::Ws) {
+                errors.push(FieldError::new(
+                    format!("{path}.url"),
+                    match protocol {
+                        Protocol::Http => "an http pool needs http or https lines",
+                        Protocol::Ws => "a ws pool needs ws or wss lines",
+                    },
+                ));
+                continue;
+            }
+            let priority = cfg
+                .priority
+                .unwrap_or_else(|| u32::try_from(pos).unwrap_or(u32::MAX));
+            built.push((
+                priority,
+                pos,
+                LineState::new(
+                    Arc::from(cfg.id.as_str()),
+                    endpoint,
+                    priority,
+                    cfg.weight,
+                    thresholds,
+                ),
+            ));
+        }
+        if !errors.is_empty() {
+            return Err(Error::InvalidConfig(errors));
+        }
+        built.sort_by_key(|(priority, pos, _)| (*priority, *pos));
+        let lines: Vec<LineState> = built.into_iter().map(|(_, _, l)| l).collect();
+        let order = Vec::with_capacity(lines.len());
+        Ok(LinePool {
+            protocol,
+            lines,
+            timeout_ms: thresholds.timeout_ms,
+            switch_interval_ms: thresholds.switch_interval_ms,
+            window_ms: thresholds.window_ms,
+            current: 0,
+            guard: SwitchGuard::new(thresholds.switch_interval_ms),
+            dirty: true,
+            rerank_at: 0,
+            order,
+        })
+    }
+
+    /// The protocol this pool serves.
+    pub fn protocol(&self) -> Protocol {
+        self.protocol
+    }
+
+    /// The lines, sorted by (priority, config position). Indices are stable for the life
+    /// of the pool.
+    pub fn lines(&self) -> &[LineState] {
+        &self.lines
+    }
+
+    /// Index of the line with id `id`.
+    pub fn index_of(&self, id: &str) -> Option<usize> {
+        self.lines.iter().position(|l| &*l.id == id)
+    }
+
+    /// Index of the line whose endpoint host is `host` (ASCII case-insensitive).
+    pub fn index_of_host(&self, host: &str) -> Option<usize> {
+        let host = host.trim_end_matches('.');
+        self.lines
+            .iter()
+            .position(|l| l.endpoint.host.eq_ignore_ascii_case(host))
+    }
+
+    /// Index of the first line by priority (what downgrade and the fallbacks use).
+    pub fn first_by_priority(&self) -> usize {
+        0
+    }
+
+    /// Index of the sticky current line.
+    pub fn current(&self) -> usize {
+        self.current
+    }
+
+    /// The switch guard's state.
+    pub fn guard(&self) -> &SwitchGuard {
+        &self.guard
+    }
+
+    /// Picks the line for one request at `now_ms`. `exclude` lists line ids already tried
+    /// by this call (in-call failover). See the module docs for the rules.
+    pub fn select(&mut self, now_ms: u64, exclude: &[&str]) -> Selection {
+        if !exclude.is_empty() {
+            return self.select_excluding(now_ms, exclude);
+        }
+        if !self.dirty && now_ms < self.rerank_at {
+            match self.lines[self.current].breaker.try_admit(now_ms) {
+                Admission::Closed => {
+                    return Selection {
+                        index: self.current,
+                        reason: Reason::Sticky,
+                    }
+                }
+                Admission::Trial => {
+                    return Selection {
+                        index: self.current,
+                        reason: Reason::HalfOpenTrial,
+                    }
+                }
+                Admission::Rejected => {}
+            }
+        }
+        self.rerank(now_ms)
+    }
+
+    fn rerank(&mut self, now_ms: u64) -> Selection {
+        self.dirty = false;
+        let mut order = std::mem::take(&mut self.order);
+        rank(&self.lines, now_ms, &mut order);
+        let best = order.first().copied().unwrap_or(0);
+        self.order = order;
+        self.rerank_at = self.next_rerank_at(now_ms);
+        let first = self.first_by_priority();
+
+        if self.lines[best].breaker.is_open(now_ms) {
+            // The best line does not admit, so none does.
+            self.current = first;
+            return Selection {
+                index: first,
+                reason: Reason::AllOpenFallback,
+            };
+        }
+        if all_slow(&self.lines, now_ms, self.timeout_ms)
+            && !self.lines[first].breaker.is_open(now_ms)
+        {
+            self.current = first;
+            return self.admit(now_ms, first, Reason::AllSlowFallback);
+        }
+        if best == self.current {
+            return self.admit(now_ms, best, Reason::Sticky);
+        }
+        let current_open = self.lines[self.current].breaker.is_open(now_ms);
+        if current_open || self.guard.may_switch(now_ms) {
+            self.guard.record_switch(now_ms);
+            self.current = best;
+            return self.admit(now_ms, best, Reason::Ranked);
+        }
+        if let Some(at) = self.guard.next_allowed_at() {
+            self.rerank_at = self.rerank_at.min(at);
+        }
+        self.admit(now_ms, self.current, Reason::Guarded)
+    }
+
+    /// Admits `index` through its breaker; a half-open trial overrides the reason.
+    fn admit(&mut self, now_ms: u64, index: usize, reason: Reason) -> Selection {
+        let reason = match self.lines[index].breaker.try_admit(now_ms) {
+            Admission::Trial => Reason::HalfOpenTrial,
+            Admission::Closed | Admission::Rejected => reason,
+        };
+        if reason == Reason::HalfOpenTrial {
+            // The trial's result (or its timeout) decides what happens next.
+            self.rerank_at = self.rerank_at.min(self.next_rerank_at(now_ms));
+        }
+        Selection { index, reason }
+    }
+
+    /// The periodic re-rank time, brought forward to the earliest breaker deadline.
+    fn next_rerank_at(&self, now_ms: u64) -> u64 {
+        self.lines
+            .iter()
+            .filter_map(|l| l.breaker.next_deadline(now_ms))
+            .fold(now_ms.saturating_add(self.switch_interval_ms), u64::min)
+    }
+
+    fn select_excluding(&mut self, now_ms: u64, exclude: &[&str]) -> Selection {
+        let mut order = std::mem::take(&mut self.order);
+        rank(&self.lines, now_ms, &mut order);
+        let mut chosen = None;
+        for &i in &order {
+            if exclude.contains(&&*self.lines[i].id) {
+                continue;
+            }
+            if self.lines[i].breaker.try_admit(now_ms) != Admission::Rejected {
+                chosen = Some(i);
+                break;
+            }
+        }
+        self.order = order;
+        if let Some(index) = chosen {
+            return Selection {
+                index,
+                reason: Reason::RetryExcluded,
+            };
+        }
+        let index = self
+            .lines
+            .iter()
+            .position(|l| !exclude.contains(&&*l.id))
+            .unwrap_or_else(|| self.first_by_priority());
+        Selection {
+            index,
+            reason: Reason::AllOpenFallback,
+        }
+    }
+
+    /// Asks line `index`'s breaker to admit a probe (or a request routed outside
+    /// [`LinePool::select`]) at `now_ms`; a half-open line admits exactly one. An unknown
+    /// index is rejected.
+    pub fn try_admit(&mut self, now_ms: u64, index: usize) -> Admission {
+        let Some(line) = self.lines.get_mut(index) else {
+            return Admission::Rejected;
+        };
+        let admission = line.breaker.try_admit(now_ms);
+        if let Some(deadline) = line.breaker.next_deadline(now_ms) {
+            self.rerank_at = self.rerank_at.min(deadline);
+        }
+        admission
+    }
+
+    /// Records the outcome of one attempt on line `index` that finished at `now_ms`.
+    /// `local_network` and `cancelled` change nothing; an unknown index is ignored.
+    pub fn record(
+        &mut self,
+        now_ms: u64,
+        index: usize,
+        outcome: Outcome,
+        status: Option<u16>,
+        cost_ms: u64,
+    ) {
+        if outcome.is_ignored() {
+            return;
+        }
+        let Some(line) = self.lines.get_mut(index) else {
+            return;
+        };
+        let fault = outcome.is_line_fault(status);
+        line.stats.record(now_ms, outcome, cost_ms);
+        line.used = true;
+        line.last_cost_ms = Some(cost_ms);
+        if outcome != Outcome::Ok {
+            line.last_error = Some(outcome);
+        }
+        if fault {
+            line.consecutive_faults = line.consecutive_faults.saturating_add(1);
+        } else {
+            line.consecutive_faults = 0;
+        }
+        line.breaker.on_result(now_ms, fault);
+        if let Some(deadline) = line.breaker.next_deadline(now_ms) {
+            self.rerank_at = self.rerank_at.min(deadline);
+        }
+        if fault && index == self.current {
+            self.dirty = true;
+        }
+    }
+
+    /// Takes over what `old` (the pool before a config update) learned: statistics,
+    /// breaker and used flag of every line with the same id **and** origin, the switch
+    /// guard, and the current line if its id still exists. Statistics restart when the
+    /// window length changed. The next select re-ranks.
+    pub fn carry_over(&mut self, old: &LinePool) {
+        let same_window = old.window_ms == self.window_ms;
+        for line in &mut self.lines {
+            let Some(prev) = old
+                .lines
+                .iter()
+                .find(|o| o.id == line.id && o.endpoint.origin == line.endpoint.origin)
+            else {
+                continue;
+            };
+            if same_window {
+                line.stats = prev.stats.clone();
+            }
+            let params = line.breaker.params();
+            line.breaker = prev.breaker.clone();
+            line.breaker.set_params(params);
+            line.used = prev.used;
+            line.last_cost_ms = prev.last_cost_ms;
+            line.last_error = prev.last_error;
+            line.consecutive_faults = prev.consecutive_faults;
+        }
+        if let Some(cur) = old.lines.get(old.current) {
+            if let Some(i) = self.index_of(&cur.id) {
+                self.current = i;
+            }
+        }
+        self.guard.last_switch_at = old.guard.last_switch_at;
+        self.dirty = true;
+    }
+
+    /// The lines in rank order at `now_ms`, for `linekit replay`'s `state` op and debugging.
+    pub fn snapshot(&self, now_ms: u64) -> PoolSnapshot {
+        let mut order = Vec::with_capacity(self.lines.len());
+        rank(&self.lines, now_ms, &mut order);
+        let lines = order
+            .into_iter()
+            .map(|i| {
+                let l = &self.lines[i];
+                LineSnapshot {
+                    id: l.id.to_string(),
+                    host: match l.endpoint.port {
+                        Some(p) if l.endpoint.host.contains(':') => {
+                            format!("[{}]:{p}", l.endpoint.host)
+                        }
+                        Some(p) => format!("{}:{p}", l.endpoint.host),
+                        None => l.endpoint.host.to_string(),
+                    },
+                    breaker: l.breaker.state(now_ms).as_str(),
+                    successes: l.stats.successes(now_ms),
+                    failures: l.stats.failures(now_ms),
+                    avg_latency_ms: l.stats.avg_latency_ms(now_ms),
+                    used: l.used,
+                    last_error: l.last_error.map(Outcome::as_str),
+                    current: i == self.current,
+                }
+            })
+            .collect();
+        PoolSnapshot { lines }
+    }
+}

@@ -1,0 +1,113 @@
+//! Ranking: the order in which a pool prefers its lines, as a pure function of the lines'
+//! state and `now`.
+//!
+//! The key, compared field by field:
+//! 1. lines whose breaker does not admit (open, or half-open with a trial in flight) last;
+//! 2. lines whose most recent counted outcome was a line fault (`consecutive_faults > 0`)
+//!    after the others — a failed line is demoted at once, never removed;
+//! 3. the [`Tier`]: untried lines first (so new lines get verified), then weighted success
+//!    rate ≥ 0.9, then 0.5–0.9, then below 0.5. A used line whose window is empty (its old
+//!    outcomes expired) counts as healthy, so a recovered line comes back;
+//! 4. inside a tier: untried lines by priority; the others by weight (descending), then
+//!    [`effective_latency_ms`] (ascending: window average plus [`ERROR_PENALTY_MS`] per unit
+//!    of weighted failure), then priority;
+//! 5. the index, so the order is total and deterministic.
+//!
+//! [`rank`] fills a caller-owned buffer and sorts it in place (unstable sort, no allocation
+//! once the buffer has grown to the pool size).
+
+use super::pool::LineState;
+
+/// Latency added per unit of weighted failure in the window when comparing lines.
+pub const ERROR_PENALTY_MS: f64 = 200.0;
+
+/// Success-rate bands of used lines, plus the untried band ahead of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Tier {
+    /// Never used: ranked first so it gets verified.
+    Untried,
+    /// Weighted success rate ≥ 0.9 (or an empty window).
+    Healthy,
+    /// Weighted success rate in 0.5..0.9.
+    Unstable,
+    /// Weighted success rate below 0.5.
+    Failing,
+}
+
+/// The tier of `line` at `now_ms`.
+pub fn tier(line: &LineState, now_ms: u64) -> Tier {
+    if !line.used {
+        return Tier::Untried;
+    }
+    match line.stats.weighted_success_rate(now_ms) {
+        None => Tier::Healthy,
+        Some(r) if r >= 0.9 => Tier::Healthy,
+        Some(r) if r >= 0.5 => Tier::Unstable,
+        Some(_) => Tier::Failing,
+    }
+}
+
+/// The latency used to compare lines of one tier: the window's average latency (or the
+/// last cost when the window holds no answered request) plus [`ERROR_PENALTY_MS`] per unit
+/// of weighted failure in the window.
+pub fn effective_latency_ms(line: &LineState, now_ms: u64) -> u64 {
+    let base = line
+        .stats
+        .avg_latency_ms(now_ms)
+        .or(line.last_cost_ms)
+        .unwrap_or(0);
+    let penalty = (line.stats.weighted_failures(now_ms) * ERROR_PENALTY_MS).round() as u64;
+    base.saturating_add(penalty)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct RankKey {
+    blocked: bool,
+    faulted: bool,
+    tier: Tier,
+    inverse_weight: u32,
+    latency: u64,
+    priority: u32,
+    index: usize,
+}
+
+fn key(lines: &[LineState], index: usize, now_ms: u64) -> RankKey {
+    let line = &lines[index];
+    let tier = tier(line, now_ms);
+    let (inverse_weight, latency) = if tier == Tier::Untried {
+        (0, 0)
+    } else {
+        (u32::MAX - line.weight, effective_latency_ms(line, now_ms))
+    };
+    RankKey {
+        blocked: line.breaker.is_open(now_ms),
+        faulted: line.consecutive_faults > 0,
+        tier,
+        inverse_weight,
+        latency,
+        priority: line.priority,
+        index,
+    }
+}
+
+/// Fills `out` with the indices of `lines`, best first.
+pub fn rank(lines: &[LineState], now_ms: u64, out: &mut Vec<usize>) {
+    out.clear();
+    out.extend(0..lines.len());
+    out.sort_unstable_by_key(|&a| key(lines, a, now_ms));
+}
+
+/// The most recent cost of a line: its last cost, else its window's average latency.
+pub fn recent_cost_ms(line: &LineState, now_ms: u64) -> Option<u64> {
+    line.last_cost_ms
+        .or_else(|| line.stats.avg_latency_ms(now_ms))
+}
+
+/// Whether every line has been used and each one's recent cost exceeds `timeout_ms`; the
+/// caller then falls back to the first line by priority. `false` for an empty slice.
+pub fn all_slow(lines: &[LineState], now_ms: u64, timeout_ms: u64) -> bool {
+    !lines.is_empty()
+        && lines
+            .iter()
+            .all(|l| l.used && recent_cost_ms(l, now_ms).is_some_and(|c| c > timeout_ms))
+}

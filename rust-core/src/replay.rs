@@ -1,0 +1,349 @@
+//! `linekit replay`: drives the real engine with a virtual clock and a scripted world
+//! (DESIGN 3.2), printing one JSON line per observable result.
+//!
+//! A scenario is `{ "config": {...}, "seed": N, "steps": [ {"at": ms, "op": ..}, .. ] }`.
+//! Every step is parsed and checked before anything runs, so a bad scenario fails with the
+//! index of the offending step and prints nothing. `at` is virtual monotonic time and must
+//! not decrease. The output depends only on the scenario: running it twice gives
+//! byte-identical output.
+
+use crate::clock::ManualClock;
+use crate::config::validate::parse_config;
+use crate::engine::{LineKit, Report};
+use crate::line::{Outcome, Protocol};
+use crate::trace::event::NoopSink;
+use crate::{Error, Result};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::sync::Arc;
+
+/// Largest scenario accepted (bytes).
+pub const MAX_SCENARIO_BYTES: usize = 16 * 1024 * 1024;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Scenario {
+    config: Value,
+    #[serde(default)]
+    seed: u64,
+    steps: Vec<Value>,
+}
+
+/// One step of a scenario.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Step {
+    /// Route a request and print the decision.
+    Route {
+        /// Virtual time.
+        at: u64,
+        /// Business line (same as an `X-Line-Biz` header).
+        #[serde(default)]
+        biz: Option<String>,
+        /// Request URL.
+        url: String,
+        /// Method.
+        #[serde(default = "get")]
+        method: String,
+        /// Request headers.
+        #[serde(default)]
+        headers: BTreeMap<String, String>,
+        /// Line ids already tried in this call.
+        #[serde(default)]
+        exclude: Vec<String>,
+        /// `http` (default) or `ws`.
+        #[serde(default)]
+        protocol: Option<String>,
+    },
+    /// Report the outcome of an attempt.
+    Report {
+        /// Virtual time.
+        at: u64,
+        /// Business line.
+        #[serde(default)]
+        biz: Option<String>,
+        /// Line id.
+        #[serde(default)]
+        line: Option<String>,
+        /// Host, when the line id is not given.
+        #[serde(default)]
+        host: Option<String>,
+        /// Outcome name.
+        outcome: String,
+        /// HTTP status.
+        #[serde(default)]
+        status: Option<u16>,
+        /// Total cost.
+        #[serde(default)]
+        cost_ms: u64,
+        /// DNS time.
+        #[serde(default)]
+        dns_ms: Option<u64>,
+        /// Connect time.
+        #[serde(default)]
+        connect_ms: Option<u64>,
+        /// TLS time.
+        #[serde(default)]
+        tls_ms: Option<u64>,
+        /// Time to first byte.
+        #[serde(default)]
+        ttfb_ms: Option<u64>,
+        /// `http` (default) or `ws`.
+        #[serde(default)]
+        protocol: Option<String>,
+    },
+    /// The default network changed.
+    Network {
+        /// Virtual time.
+        at: u64,
+        /// Network handle.
+        handle: u64,
+        /// Whether the network is validated.
+        validated: bool,
+        /// VPN.
+        #[serde(default)]
+        vpn: bool,
+        /// Private DNS mode.
+        #[serde(default)]
+        private_dns: Option<String>,
+        /// HTTP proxy set.
+        #[serde(default)]
+        proxy: bool,
+        /// Transport type.
+        #[serde(default)]
+        transport: Option<String>,
+    },
+    /// Offer a remote config.
+    Config {
+        /// Virtual time.
+        at: u64,
+        /// The config document.
+        config: Value,
+    },
+    /// Kill switch.
+    Downgrade {
+        /// Virtual time.
+        at: u64,
+        /// On or off.
+        on: bool,
+    },
+    /// Print every pool's ranked lines.
+    State {
+        /// Virtual time.
+        at: u64,
+    },
+    /// Only move the clock.
+    Tick {
+        /// Virtual time.
+        at: u64,
+    },
+}
+
+fn get() -> String {
+    "GET".to_string()
+}
+
+impl Step {
+    fn at(&self) -> u64 {
+        match self {
+            Step::Route { at, .. }
+            | Step::Report { at, .. }
+            | Step::Network { at, .. }
+            | Step::Config { at, .. }
+            | Step::Downgrade { at, .. }
+            | Step::State { at }
+            | Step::Tick { at } => *at,
+        }
+    }
+}
+
+fn protocol(p: &Option<String>, path: &str) -> Result<Protocol> {
+    match p.as_deref() {
+        None => Ok(Protocol::Http),
+        Some(s) => s
+            .parse()
+            .map_err(|e: String| Error::InvalidArgument(format!("{path}.protocol: {e}"))),
+    }
+}
+
+/// Parses and checks a scenario: the config must validate, every step must parse, `at`
+/// must not decrease and names (outcomes, protocols) must be known.
+pub fn parse_scenario(text: &str) -> Result<(String, u64, Vec<Step>)> {
+    if text.len() > MAX_SCENARIO_BYTES {
+        return Err(Error::InvalidArgument(format!(
+            "scenario is {} bytes; limit is {MAX_SCENARIO_BYTES}",
+            text.len()
+        )));
+    }
+    let scenario: Scenario =
+        serde_json::from_str(text).map_err(|e| Error::InvalidArgument(format!("scenario: {e}")))?;
+    let config = scenario.config.to_string();
+    let mut steps = Vec::with_capacity(scenario.steps.len());
+    let mut last_at = 0;
+    for (i, raw) in scenario.steps.into_iter().enumerate() {
+        let path = format!("steps[{i}]");
+        let step: Step = serde_json::from_value(raw)
+            .map_err(|e| Error::InvalidArgument(format!("{path}: {e}")))?;
+        if step.at() < last_at {
+            return Err(Error::InvalidArgument(format!(
+                "{path}.at: {} is earlier than the previous step ({last_at})",
+                step.at()
+            )));
+        }
+        last_at = step.at();
+        match &step {
+            Step::Route { protocol: p, .. } => {
+                protocol(p, &path)?;
+            }
+            Step::Report {
+                outcome,
+                protocol: p,
+                line,
+                host,
+                ..
+            } => {
+                protocol(p, &path)?;
+                outcome
+                    .parse::<Outcome>()
+                    .map_err(|e| Error::InvalidArgument(format!("{path}.outcome: {e}")))?;
+                if line.is_none() && host.is_none() {
+                    return Err(Error::InvalidArgument(format!(
+                        "{path}: a report needs `line` or `host`"
+                    )));
+                }
+            }
+            Step::Network {
+                private_dns: Some(mode),
+                ..
+            } if !matches!(mode.as_str(), "off" | "opportunistic" | "strict") => {
+                return Err(Error::InvalidArgument(format!(
+                    "{path}.private_dns: expected off, opportunistic or strict"
+                )));
+            }
+            _ => {}
+        }
+        steps.push(step);
+    }
+    Ok((config, scenario.seed, steps))
+}
+
+/// Runs a scenario, writing JSON Lines to `out`.
+pub fn run(text: &str, out: &mut dyn Write) -> Result<()> {
+    let (config_text, seed, steps) = parse_scenario(text)?;
+    let config = parse_config(&config_text)?;
+    let clock = ManualClock::new(0, 1_700_000_000_000);
+    let engine = LineKit::new(config, Arc::new(clock.clone()), Arc::new(NoopSink), seed)?;
+    let mut network: Option<Value> = None;
+    for step in &steps {
+        clock.set_now(step.at());
+        if let Some(line) = execute(&engine, step, &mut network)? {
+            writeln!(out, "{line}").map_err(|e| Error::InvalidArgument(format!("output: {e}")))?;
+        }
+    }
+    Ok(())
+}
+
+fn line(at: u64, op: &str, fields: Value) -> Value {
+    let mut m = Map::new();
+    m.insert("at".into(), json!(at));
+    m.insert("op".into(), json!(op));
+    if let Value::Object(f) = fields {
+        m.extend(f);
+    }
+    Value::Object(m)
+}
+
+fn execute(engine: &LineKit, step: &Step, network: &mut Option<Value>) -> Result<Option<Value>> {
+    Ok(match step {
+        Step::Route {
+            at,
+            biz,
+            url,
+            method,
+            headers,
+            exclude,
+            protocol: p,
+        } => {
+            let mut pairs: Vec<(&str, &str)> = headers
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            if let Some(b) = biz {
+                pairs.push((crate::line::headers::BIZ, b));
+            }
+            let exclude: Vec<&str> = exclude.iter().map(String::as_str).collect();
+            let (d, sent) =
+                engine.route_with_headers(url, method, &pairs, protocol(p, "route")?, &exclude);
+            let sent: Map<String, Value> = sent
+                .into_iter()
+                .map(|(k, v)| (k, Value::String(v)))
+                .collect();
+            Some(line(
+                *at,
+                "route",
+                json!({ "url": d.url, "line": d.line.as_deref(), "reason": d.reason.as_str(), "headers": sent }),
+            ))
+        }
+        Step::Report {
+            biz,
+            line: id,
+            host,
+            outcome,
+            status,
+            cost_ms,
+            dns_ms,
+            connect_ms,
+            tls_ms,
+            ttfb_ms,
+            protocol: p,
+            ..
+        } => {
+            let outcome: Outcome = outcome.parse().map_err(Error::InvalidArgument)?;
+            engine.report(&Report {
+                biz: biz.as_deref(),
+                protocol: protocol(p, "report")?,
+                line: id.as_deref(),
+                host: host.as_deref(),
+                outcome,
+                status: *status,
+                cost_ms: *cost_ms,
+                dns_ms: *dns_ms,
+                connect_ms: *connect_ms,
+                tls_ms: *tls_ms,
+                ttfb_ms: *ttfb_ms,
+            });
+            None
+        }
+        Step::Network {
+            handle,
+            validated,
+            vpn,
+            private_dns,
+            proxy,
+            transport,
+            ..
+        } => {
+            *network = Some(json!({
+                "handle": handle, "validated": validated, "vpn": vpn,
+                "private_dns": private_dns.as_deref().unwrap_or("off"), "proxy": proxy, "transport": transport,
+            }));
+            None
+        }
+        Step::Config { at, config } => {
+            let u = engine.update_config(&config.to_string());
+            let mut fields = json!({ "applied": u.applied, "version": u.version });
+            if let Some(e) = u.error {
+                fields["error"] = json!(e);
+            }
+            Some(line(*at, "config", fields))
+        }
+        Step::Downgrade { on, .. } => {
+            engine.set_downgrade(*on);
+            None
+        }
+        Step::State { at } => Some(line(*at, "state", json!({ "pools": engine.pools() }))),
+        Step::Tick { .. } => None,
+    })
+}

@@ -1,0 +1,193 @@
+//! `linekit replay` drives the real engine with a virtual clock (DESIGN 3.2): the outage
+//! scenario in `tests/scenarios/outage_failover.json` must move traffic within one failed
+//! request, open and later close the primary's breaker, return to the primary once the
+//! outage leaves the window, and print byte-identical output on every run.
+
+use linekit_core::replay;
+use serde_json::Value;
+
+const OUTAGE: &str = include_str!("scenarios/outage_failover.json");
+
+fn run(text: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    replay::run(text, &mut out).expect("scenario runs");
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
+        .collect()
+}
+
+fn routes(lines: &[Value]) -> Vec<(u64, String, String)> {
+    lines
+        .iter()
+        .filter(|l| l["op"] == "route")
+        .map(|l| {
+            (
+                l["at"].as_u64().unwrap(),
+                l["line"].as_str().unwrap_or("-").to_string(),
+                l["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn breaker_at(lines: &[Value], at: u64, line: &str) -> String {
+    let state = lines
+        .iter()
+        .find(|l| l["op"] == "state" && l["at"] == at)
+        .expect("state line");
+    let pool = state["pools"]["spot/http"].as_array().unwrap();
+    let l = pool.iter().find(|l| l["id"] == line).unwrap();
+    l["breaker"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn outage_moves_traffic_within_one_failed_request_and_recovers() {
+    let lines = run(OUTAGE);
+    let r = routes(&lines);
+    let at = |t: u64| r.iter().find(|(a, _, _)| *a == t).cloned().unwrap();
+    assert_eq!(at(0).1, "ali");
+    assert_eq!(
+        (at(10000).1.as_str(), at(10000).2.as_str()),
+        ("tx", "ranked"),
+        "untried line verified"
+    );
+    assert_eq!(
+        (at(20000).1.as_str(), at(20000).2.as_str()),
+        ("ali", "ranked"),
+        "heavier line preferred"
+    );
+    assert_eq!(at(30000).1, "ali", "the request that hits the outage");
+    assert_eq!(
+        (at(30004).1.as_str(), at(30004).2.as_str()),
+        ("tx", "retry_excluded")
+    );
+    assert_eq!(
+        (at(30100).1.as_str(), at(30100).2.as_str()),
+        ("tx", "ranked"),
+        "moved after one failure"
+    );
+    assert_eq!(at(31000).1, "tx");
+    assert_eq!(breaker_at(&lines, 31300, "ali"), "open");
+    assert_eq!(at(40000).1, "tx");
+    assert_eq!(breaker_at(&lines, 61300, "ali"), "half_open");
+    assert_eq!(
+        at(62011).1,
+        "ali",
+        "the half-open primary takes the retry as its trial"
+    );
+    assert_eq!(breaker_at(&lines, 62100, "ali"), "closed");
+    assert_eq!(
+        at(63000).1,
+        "tx",
+        "recent failures still rank the primary lower"
+    );
+    assert_eq!(
+        (at(340000).1.as_str(), at(340000).2.as_str()),
+        ("ali", "ranked"),
+        "after the window the preferred line wins"
+    );
+    assert_eq!(
+        (at(341000).1.as_str(), at(341000).2.as_str()),
+        ("ali", "sticky")
+    );
+}
+
+#[test]
+fn output_is_byte_identical_across_runs() {
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    replay::run(OUTAGE, &mut a).unwrap();
+    replay::run(OUTAGE, &mut b).unwrap();
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+}
+
+#[test]
+fn route_output_strips_private_headers_and_keeps_the_query() {
+    let lines = run(OUTAGE);
+    let first = &lines[0];
+    assert_eq!(
+        first["url"],
+        "https://spot-ali.example.com/v1/ticker?sym=BTC%2FUSDT"
+    );
+    assert_eq!(
+        first["headers"],
+        serde_json::json!({"Accept": "application/json"})
+    );
+}
+
+#[test]
+fn config_op_applies_newer_and_rejects_older_versions() {
+    let scenario = serde_json::json!({
+        "config": {"version": 5, "biz_lines": {"a": {"match": ["a.example.com"], "http": [{"id": "x", "url": "https://x.example.com"}]}}},
+        "seed": 1,
+        "steps": [
+            {"at": 0, "op": "config", "config": {"version": 4, "biz_lines": {"a": {"http": [{"id": "y", "url": "https://y.example.com"}]}}}},
+            {"at": 1, "op": "config", "config": {"version": 5, "biz_lines": {"a": {"http": [{"id": "y", "url": "https://y.example.com"}]}}}},
+            {"at": 2, "op": "config", "config": {"version": 6, "biz_lines": {"a": {"http": []}}}},
+            {"at": 3, "op": "route", "url": "https://a.example.com/"},
+            {"at": 4, "op": "config", "config": {"version": 6, "biz_lines": {"a": {"match": ["a.example.com"], "http": [{"id": "y", "url": "https://y.example.com"}]}}}},
+            {"at": 5, "op": "route", "url": "https://a.example.com/"},
+            {"at": 6, "op": "downgrade", "on": true},
+            {"at": 7, "op": "route", "url": "https://a.example.com/"}
+        ]
+    });
+    let lines = run(&scenario.to_string());
+    assert_eq!(
+        (lines[0]["applied"].as_bool(), lines[0]["version"].as_u64()),
+        (Some(false), Some(5))
+    );
+    assert!(lines[0]["error"].as_str().unwrap().contains("not newer"));
+    assert_eq!(lines[1]["applied"], false);
+    assert_eq!(lines[2]["applied"], false, "an invalid config is rejected");
+    assert!(lines[2]["error"]
+        .as_str()
+        .unwrap()
+        .contains("biz_lines.a.http"));
+    assert_eq!(lines[3]["line"], "x");
+    assert_eq!(
+        (lines[4]["applied"].as_bool(), lines[4]["version"].as_u64()),
+        (Some(true), Some(6))
+    );
+    assert_eq!(lines[5]["line"], "y");
+    assert_eq!(lines[6]["reason"], "downgrade");
+}
+
+#[test]
+fn bad_scenarios_fail_with_the_step_index_and_print_nothing() {
+    let base = |steps: &str| {
+        format!(
+            r#"{{"config": {{"version": 1, "biz_lines": {{"a": {{"http": [{{"id": "x", "url": "https://x.example.com"}}]}}}}}}, "steps": {steps}}}"#
+        )
+    };
+    for (steps, needle) in [
+        (
+            r#"[{"at": 5, "op": "tick"}, {"at": 4, "op": "tick"}]"#,
+            "steps[1].at",
+        ),
+        (r#"[{"at": 0, "op": "fly"}]"#, "steps[0]"),
+        (
+            r#"[{"at": 0, "op": "report", "line": "x", "outcome": "meh"}]"#,
+            "steps[0].outcome",
+        ),
+        (
+            r#"[{"at": 0, "op": "report", "outcome": "ok"}]"#,
+            "needs `line` or `host`",
+        ),
+        (r#"[{"at": 0, "op": "route"}]"#, "steps[0]"),
+        (
+            r#"[{"at": 0, "op": "network", "handle": 1, "validated": true, "private_dns": "maybe"}]"#,
+            "private_dns",
+        ),
+    ] {
+        let mut out = Vec::new();
+        let err = replay::run(&base(steps), &mut out).unwrap_err().to_string();
+        assert!(err.contains(needle), "{steps}: {err}");
+        assert!(out.is_empty());
+    }
+    for junk in ["", "[]", "{", "{\"config\": 1, \"steps\": []}", "null"] {
+        assert!(replay::run(junk, &mut Vec::new()).is_err(), "{junk:?}");
+    }
+}
