@@ -1,4 +1,4 @@
-//! The JNI fast path: `dev.linekit.internal.NativeFast.{route, report, release}`.
+//! The JNI fast path: `dev.linekit.internal.NativeFast.{route, report, maxRetries, release}`.
 //!
 //! Per-request calls skip UniFFI/JNA: arguments are primitives and `String`s, and the
 //! routing answer comes back as ONE Java string `"reason\nline\nbiz\nurl"` (empty fields
@@ -250,6 +250,20 @@ pub extern "system" fn Java_dev_linekit_internal_NativeFast_report<'l>(
     })
 }
 
+/// `static native int maxRetries(long handle)`: `thresholds.max_retries` in force.
+#[no_mangle]
+pub extern "system" fn Java_dev_linekit_internal_NativeFast_maxRetries<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jint {
+    guarded(&mut env, 0, |_| {
+        // SAFETY: the Kotlin wrapper keeps the handle live during the call.
+        let engine = unsafe { engine(handle) }?;
+        Ok(jint::try_from(engine.config().thresholds.max_retries).unwrap_or(jint::MAX))
+    })
+}
+
 /// `static native void release(long handle)`: drops the reference taken by
 /// `native_handle`. Must be called exactly once per handle, after its last use.
 #[no_mangle]
@@ -275,6 +289,7 @@ mod tests {
         let d = linekit_core::engine::RouteDecision {
             url: "http://h:1/p?q=1".into(),
             biz: Some("spot".into()),
+            protocol: Protocol::Http,
             line: Some("ali".into()),
             reason: Reason::Sticky,
         };
@@ -282,6 +297,7 @@ mod tests {
         let d = linekit_core::engine::RouteDecision {
             url: "http://x/".into(),
             biz: None,
+            protocol: Protocol::Http,
             line: None,
             reason: Reason::Unmanaged,
         };

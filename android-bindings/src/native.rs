@@ -102,6 +102,12 @@ impl NativeLineKit {
         Ok(self.engine()?.update_config(&json).into())
     }
 
+    /// `thresholds.max_retries` of the config in force: how many extra lines one call may
+    /// try after a line fault.
+    pub fn max_retries(&self) -> Result<u32, LineKitError> {
+        Ok(self.engine()?.config().thresholds.max_retries)
+    }
+
     /// Turns the kill switch on or off.
     pub fn set_downgrade(&self, on: bool) -> Result<(), LineKitError> {
         self.engine()?.set_downgrade(on);
@@ -204,11 +210,12 @@ mod tests {
     }
 
     #[test]
-    fn bad_config_is_an_error_not_a_panic() {
-        assert!(matches!(
-            NativeLineKit::from_json("{not json".into()),
-            Err(LineKitError::InvalidArgument(_) | LineKitError::InvalidConfig(_))
-        ));
+    fn bad_config_falls_back_and_half_a_sealed_config_is_an_error() {
+        // The core's source chain skips a bad level down to the hard-coded line.
+        let kit = NativeLineKit::from_json("{not json".into()).expect("falls back");
+        let state: serde_json::Value =
+            serde_json::from_str(&kit.state().expect("open")).expect("json");
+        assert_ne!(state["source"], "remote", "{state}");
         assert!(matches!(
             NativeLineKit::new(None, Some("abc".into()), None, None, None),
             Err(LineKitError::InvalidArgument(_))

@@ -1,0 +1,181 @@
+package dev.linekit
+
+import dev.linekit.ffi.NativeLineKit
+import dev.linekit.ffi.NetworkInfo
+import dev.linekit.ffi.PrivateDns
+import dev.linekit.ffi.TraceSink
+import dev.linekit.internal.JniRouter
+import dev.linekit.internal.NativeHandle
+import dev.linekit.internal.Router
+import dev.linekit.internal.UniffiRouter
+import java.io.File
+import java.util.concurrent.atomic.AtomicBoolean
+
+/** Errors raised by the native engine (`InvalidConfig`, `Seal`, `Closed`, ...). */
+typealias LineKitException = dev.linekit.ffi.LineKitException
+
+/**
+ * One Linekit engine: owns the line pools of every business line and answers, for each
+ * request, which CDN line to use. Plug it into OkHttp with
+ * `OkHttpClient.Builder().lineKit(lineKit)`.
+ *
+ * Control-plane calls ([updateConfig], [onNetworkChanged], [state]) go through the
+ * generated UniFFI bindings; the per-request calls ([LineKitInterceptor]) go through a
+ * direct JNI path unless [Builder.fastPath] is off. Thread-safe. Close it when done:
+ * afterwards requests pass through unchanged (private headers still removed).
+ */
+class LineKit private constructor(
+    private val native: NativeLineKit,
+    fastPath: Boolean,
+    internal val attemptObserver: ((Attempt) -> Unit)?,
+) : AutoCloseable {
+    private val handle: NativeHandle? = if (fastPath) NativeHandle(native.nativeHandle().toLong()) else null
+    private val closed = AtomicBoolean(false)
+
+    /** The per-request door into the engine (JNI or UniFFI). */
+    internal val router: Router = if (handle != null) JniRouter(handle) else UniffiRouter(native)
+
+    /** Whether per-request calls use the JNI fast path. */
+    val usesFastPath: Boolean get() = handle != null
+
+    /** Whether [close] was called. */
+    val isClosed: Boolean get() = closed.get()
+
+    /**
+     * Offers a remote config (JSON). It applies only if it validates and its version is
+     * newer than the one in force; the result says which, and why not.
+     */
+    fun updateConfig(json: String): ConfigUpdate {
+        val u = native.updateConfig(json)
+        return ConfigUpdate(u.applied, u.version.toLong(), u.error)
+    }
+
+    /** Turns the runtime kill switch on or off: every business line uses its first line. */
+    fun setDowngrade(on: Boolean) {
+        native.setDowngrade(on)
+    }
+
+    /**
+     * Tells the engine about the default network (from Android's network callback).
+     *
+     * @param handle `Network.getNetworkHandle()`, 0 when there is no network.
+     * @param validated whether the platform validated internet access.
+     * @param vpn whether the network is a VPN.
+     * @param privateDns the Private DNS mode.
+     * @param proxy whether an HTTP proxy is configured.
+     * @param transport `wifi`, `cellular`, `ethernet`, ... if known.
+     */
+    fun onNetworkChanged(
+        handle: Long,
+        validated: Boolean,
+        vpn: Boolean = false,
+        privateDns: PrivateDnsMode = PrivateDnsMode.OFF,
+        proxy: Boolean = false,
+        transport: String? = null,
+    ) {
+        val mode = when (privateDns) {
+            PrivateDnsMode.OFF -> PrivateDns.OFF
+            PrivateDnsMode.OPPORTUNISTIC -> PrivateDns.OPPORTUNISTIC
+            PrivateDnsMode.STRICT -> PrivateDns.STRICT
+        }
+        native.onNetworkChanged(NetworkInfo(handle.toULong(), validated, vpn, mode, proxy, transport))
+    }
+
+    /** The engine's state as JSON: version, downgrade, config source, ranked pools, network. */
+    fun state(): String = native.state()
+
+    /** Stops the engine and frees it once no call is in flight. Idempotent. */
+    override fun close() {
+        if (!closed.compareAndSet(false, true)) return
+        handle?.close()
+        native.shutdown()
+        native.close()
+    }
+
+    /** Android's Private DNS mode. */
+    enum class PrivateDnsMode {
+        /** Private DNS off. */
+        OFF,
+
+        /** Automatic: DNS-over-TLS when the resolver supports it. */
+        OPPORTUNISTIC,
+
+        /** A named DNS-over-TLS resolver; HTTPDNS must not bypass it. */
+        STRICT,
+    }
+
+    /**
+     * Builds a [LineKit]. Give at least one config source: [configJson] (a remote or plain
+     * config) and/or [sealedConfig] (the default shipped in the app). A source that fails
+     * to load is skipped down the fallback chain (last good remote config in [storageDir],
+     * sealed default, hard-coded line), so [build] fails only on programming errors.
+     */
+    class Builder {
+        private var configJson: String? = null
+        private var sealed: String? = null
+        private var sealedKey: ByteArray? = null
+        private var storageDir: File? = null
+        private var traceSink: ((String) -> Unit)? = null
+        private var fastPath: Boolean = true
+        private var onAttempt: ((Attempt) -> Unit)? = null
+
+        /** A plain JSON config. */
+        fun configJson(json: String): Builder = apply { configJson = json }
+
+        /** The sealed config asset (base64 text of AES-256-GCM) and its 32-byte key. */
+        fun sealedConfig(bytes: ByteArray, key: ByteArray): Builder = apply {
+            sealed = String(bytes, Charsets.UTF_8).trim()
+            sealedKey = key.copyOf()
+        }
+
+        /** Directory for persisted state (last good remote config, line stats, HTTPDNS). */
+        fun storageDir(dir: File): Builder = apply { storageDir = dir }
+
+        /**
+         * Receives sampled trace events as JSON objects (redacted: no URLs or tokens).
+         * Called on the request path: must be cheap and must not block.
+         */
+        fun traceSink(sink: (String) -> Unit): Builder = apply { traceSink = sink }
+
+        /**
+         * Per-request calls through the direct JNI path (default `true`) or through the
+         * generated UniFFI bindings (`false`, slower; useful to compare and debug).
+         */
+        fun fastPath(enabled: Boolean): Builder = apply { fastPath = enabled }
+
+        /**
+         * Observes every attempt reported to the engine (outcome, status, timings), on the
+         * calling thread, right after it is reported. Must be cheap.
+         */
+        fun onAttempt(observer: (Attempt) -> Unit): Builder = apply { onAttempt = observer }
+
+        /** Builds the engine. @throws LineKitException on an unusable argument. */
+        fun build(): LineKit {
+            val sink = traceSink?.let { f ->
+                object : TraceSink {
+                    override fun emit(eventJson: String) = f(eventJson)
+                }
+            }
+            val native = NativeLineKit(configJson, sealed, sealedKey, storageDir?.absolutePath, sink)
+            return try {
+                LineKit(native, fastPath, onAttempt)
+            } catch (t: Throwable) {
+                native.close()
+                throw t
+            }
+        }
+    }
+}
+
+/**
+ * Result of [LineKit.updateConfig].
+ *
+ * @property applied whether the config replaced the one in force.
+ * @property version the version now in force.
+ * @property error why it was rejected (null when applied).
+ */
+data class ConfigUpdate(
+    val applied: Boolean,
+    val version: Long,
+    val error: String?,
+)

@@ -1,0 +1,139 @@
+package dev.linekit
+
+import okhttp3.Call
+import okhttp3.Connection
+import okhttp3.EventListener
+import okhttp3.Handshake
+import okhttp3.Protocol
+import okhttp3.Request
+import okhttp3.Response
+import java.io.IOException
+import java.io.InterruptedIOException
+import java.net.ConnectException
+import java.net.InetAddress
+import java.net.InetSocketAddress
+import java.net.NoRouteToHostException
+import java.net.Proxy
+import java.net.SocketTimeoutException
+import java.net.UnknownHostException
+import javax.net.ssl.SSLException
+
+/**
+ * Measures the phases of each attempt of ONE call (one instance per call, made by
+ * [Factory]; never shared). Timestamps come from [System.nanoTime].
+ *
+ * The listener only measures; [LineKitInterceptor] drives the attempts and reports each
+ * exactly once: it brackets every `chain.proceed` with [beginAttempt] / [endAttempt] and
+ * asks [classify] for the outcome of a failed attempt. The interceptor finds this
+ * listener through the call's tag (`call.tag(LineKitEventListener::class)`), set at
+ * [callStart]. All events of a call arrive on the thread running the call's interceptor
+ * chain, in order, so the fields need no locking.
+ */
+class LineKitEventListener internal constructor() : EventListener() {
+    private var attemptStart = 0L
+    private var dnsStart = 0L
+    private var dnsNanos: Long? = null
+    private var connectStart = 0L
+    private var connectNanos: Long? = null
+    private var secureStart = 0L
+    private var tlsNanos: Long? = null
+    private var requestSent = 0L
+    private var ttfbNanos: Long? = null
+    private var connectionAcquired = false
+
+    override fun callStart(call: Call) {
+        call.tag(LineKitEventListener::class) { this }
+    }
+
+    override fun dnsStart(call: Call, domainName: String) {
+        dnsStart = System.nanoTime()
+    }
+
+    override fun dnsEnd(call: Call, domainName: String, inetAddressList: List<InetAddress>) {
+        if (dnsStart != 0L) dnsNanos = System.nanoTime() - dnsStart
+    }
+
+    override fun connectStart(call: Call, inetSocketAddress: InetSocketAddress, proxy: Proxy) {
+        // Several routes may be tried; the connect phase spans from the first start.
+        if (connectStart == 0L) connectStart = System.nanoTime()
+    }
+
+    override fun secureConnectStart(call: Call) {
+        secureStart = System.nanoTime()
+    }
+
+    override fun secureConnectEnd(call: Call, handshake: Handshake?) {
+        if (secureStart != 0L) tlsNanos = System.nanoTime() - secureStart
+    }
+
+    override fun connectEnd(call: Call, inetSocketAddress: InetSocketAddress, proxy: Proxy, protocol: Protocol?) {
+        if (connectStart != 0L) connectNanos = System.nanoTime() - connectStart
+    }
+
+    override fun connectionAcquired(call: Call, connection: Connection) {
+        connectionAcquired = true
+    }
+
+    override fun requestHeadersEnd(call: Call, request: Request) {
+        requestSent = System.nanoTime()
+    }
+
+    override fun requestBodyEnd(call: Call, byteCount: Long) {
+        requestSent = System.nanoTime()
+    }
+
+    override fun responseHeadersStart(call: Call) {
+        if (requestSent != 0L && ttfbNanos == null) ttfbNanos = System.nanoTime() - requestSent
+    }
+
+    override fun responseHeadersEnd(call: Call, response: Response) {
+        if (requestSent != 0L && ttfbNanos == null) ttfbNanos = System.nanoTime() - requestSent
+    }
+
+    /** Starts measuring a new attempt of this call (called by the interceptor). */
+    internal fun beginAttempt(now: Long) {
+        attemptStart = now
+        dnsStart = 0L
+        dnsNanos = null
+        connectStart = 0L
+        connectNanos = null
+        secureStart = 0L
+        tlsNanos = null
+        requestSent = 0L
+        ttfbNanos = null
+        connectionAcquired = false
+    }
+
+    /** The phases of the attempt begun last, ending at [now]. */
+    internal fun endAttempt(now: Long): AttemptTimings =
+        AttemptTimings(dnsNanos, connectNanos, tlsNanos, ttfbNanos, now - attemptStart)
+
+    /** The outcome of the current attempt failing with [e] (see [classify]). */
+    internal fun classify(call: Call, e: IOException): AttemptOutcome = classify(call, e, connectionAcquired)
+
+    /** Creates one [LineKitEventListener] per call. */
+    class Factory : EventListener.Factory {
+        override fun create(call: Call): EventListener = LineKitEventListener()
+    }
+
+    /** Exception → outcome mapping. */
+    companion object {
+        /**
+         * Maps a failed attempt to an outcome. [connected] says whether a connection was
+         * acquired (it splits timeouts into connect vs read and resets into refused vs
+         * read failures).
+         */
+        @JvmStatic
+        fun classify(call: Call, e: IOException, connected: Boolean): AttemptOutcome = when {
+            call.isCanceled() -> AttemptOutcome.CANCELLED
+            e is UnknownHostException -> AttemptOutcome.DNS_FAILURE
+            e is SSLException -> AttemptOutcome.TLS_FAILURE
+            e is ConnectException || e is NoRouteToHostException -> AttemptOutcome.CONNECT_REFUSED
+            e is SocketTimeoutException ->
+                if (connected) AttemptOutcome.READ_TIMEOUT else AttemptOutcome.CONNECT_TIMEOUT
+            e is InterruptedIOException -> AttemptOutcome.CANCELLED
+            !connected -> AttemptOutcome.CONNECT_REFUSED
+            else -> AttemptOutcome.READ_TIMEOUT
+        }
+    }
+}

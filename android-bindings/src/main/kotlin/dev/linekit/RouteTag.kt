@@ -1,0 +1,19 @@
+package dev.linekit
+
+/**
+ * The routing decision attached to every request Linekit rewrote or inspected:
+ * `response.request.tag(RouteTag::class)`.
+ *
+ * @property reason reason code of the decision (`sticky`, `ranked`, `fixed_host`, ...).
+ * @property biz business line that owns the request, if any.
+ * @property line id of the line it was put on, if any.
+ * @property attempt 0 for the first attempt, 1+ for in-call retries on other lines.
+ * @property excluded line ids already tried by this call before this attempt.
+ */
+data class RouteTag(
+    val reason: String,
+    val biz: String?,
+    val line: String?,
+    val attempt: Int,
+    val excluded: List<String>,
+)

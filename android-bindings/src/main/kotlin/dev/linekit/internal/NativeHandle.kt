@@ -1,0 +1,34 @@
+package dev.linekit.internal
+
+import java.util.concurrent.atomic.AtomicLong
+
+/**
+ * Owns one native handle (a leaked engine reference) and makes use-after-free impossible:
+ * every use bumps a call counter that starts at 1; [close] drops that initial 1, and
+ * whoever brings the counter to 0 — [close] or the last call in flight — releases the
+ * handle. Same scheme as UniFFI's generated objects.
+ */
+internal class NativeHandle(private val handle: Long) : AutoCloseable {
+    private val calls = AtomicLong(1)
+    private val closed = java.util.concurrent.atomic.AtomicBoolean(false)
+
+    /** Runs [block] with the live handle, or returns null when closed. */
+    inline fun <R> use(block: (Long) -> R): R? {
+        while (true) {
+            val c = calls.get()
+            if (c == 0L) return null
+            if (calls.compareAndSet(c, c + 1)) break
+        }
+        try {
+            return block(handle)
+        } finally {
+            if (calls.decrementAndGet() == 0L) NativeFast.release(handle)
+        }
+    }
+
+    override fun close() {
+        if (closed.compareAndSet(false, true) && calls.decrementAndGet() == 0L) {
+            NativeFast.release(handle)
+        }
+    }
+}
