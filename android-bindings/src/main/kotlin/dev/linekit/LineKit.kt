@@ -38,7 +38,7 @@ class LineKit private constructor(
     /** Whether per-request calls use the JNI fast path. */
     val usesFastPath: Boolean get() = handle != null
 
-    /** Whether [close] was called. */
+    /** Whether [close] was called. Control-plane calls afterwards throw `LineKitException.Closed`. */
     val isClosed: Boolean get() = closed.get()
 
     /**
@@ -46,13 +46,13 @@ class LineKit private constructor(
      * newer than the one in force; the result says which, and why not.
      */
     fun updateConfig(json: String): ConfigUpdate {
-        val u = native.updateConfig(json)
+        val u = live { native.updateConfig(json) }
         return ConfigUpdate(u.applied, u.version.toLong(), u.error)
     }
 
     /** Turns the runtime kill switch on or off: every business line uses its first line. */
     fun setDowngrade(on: Boolean) {
-        native.setDowngrade(on)
+        live { native.setDowngrade(on) }
     }
 
     /**
@@ -78,11 +78,22 @@ class LineKit private constructor(
             PrivateDnsMode.OPPORTUNISTIC -> PrivateDns.OPPORTUNISTIC
             PrivateDnsMode.STRICT -> PrivateDns.STRICT
         }
-        native.onNetworkChanged(NetworkInfo(handle.toULong(), validated, vpn, mode, proxy, transport))
+        live { native.onNetworkChanged(NetworkInfo(handle.toULong(), validated, vpn, mode, proxy, transport)) }
     }
 
     /** The engine's state as JSON: version, downgrade, config source, ranked pools, network. */
-    fun state(): String = native.state()
+    fun state(): String = live { native.state() }
+
+    /** Runs a control-plane call; any call after [close] throws `LineKitException.Closed`. */
+    private inline fun <R> live(block: () -> R): R {
+        if (closed.get()) throw dev.linekit.ffi.LineKitException.Closed(CLOSED)
+        return try {
+            block()
+        } catch (e: IllegalStateException) {
+            // The generated object was destroyed by a concurrent close().
+            if (closed.get()) throw dev.linekit.ffi.LineKitException.Closed(CLOSED) else throw e
+        }
+    }
 
     /** Stops the engine and frees it once no call is in flight. Idempotent. */
     override fun close() {
@@ -90,6 +101,10 @@ class LineKit private constructor(
         handle?.close()
         native.shutdown()
         native.close()
+    }
+
+    private companion object {
+        const val CLOSED = "the LineKit engine is closed"
     }
 
     /** Android's Private DNS mode. */

@@ -1,0 +1,142 @@
+package dev.linekit
+
+import dev.linekit.internal.JniRouter
+import okhttp3.OkHttpClient
+import okhttp3.Request
+import org.junit.jupiter.api.AfterEach
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertFalse
+import org.junit.jupiter.api.Assertions.assertNull
+import org.junit.jupiter.api.Assertions.assertThrows
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Test
+import java.io.File
+import java.io.IOException
+import java.net.ConnectException
+import java.net.NoRouteToHostException
+import java.net.SocketTimeoutException
+import java.net.UnknownHostException
+import java.nio.file.Files
+import java.util.concurrent.ConcurrentLinkedQueue
+import javax.net.ssl.SSLHandshakeException
+
+/** The control plane (UniFFI) and small pieces of the Kotlin surface. */
+class LineKitApiTest {
+    private val a = LineServer("a")
+    private val b = LineServer("b")
+
+    @AfterEach
+    fun tearDown() {
+        a.close()
+        b.close()
+    }
+
+    @Test
+    fun `updateConfig applies newer versions and rejects older ones with a reason`() {
+        LineKit.Builder().configJson(spotConfig(a, b, version = 3)).build().use { kit ->
+            val applied = kit.updateConfig(spotConfig(b, a, version = 4))
+            assertEquals(ConfigUpdate(true, 4, null), applied)
+            val older = kit.updateConfig(spotConfig(a, version = 2))
+            assertFalse(older.applied)
+            assertEquals(4, older.version)
+            assertTrue(older.error!!.isNotEmpty())
+            val garbage = kit.updateConfig("{nope")
+            assertFalse(garbage.applied)
+        }
+    }
+
+    @Test
+    fun `state is JSON with pools and the network`() {
+        LineKit.Builder().configJson(spotConfig(a, b)).build().use { kit ->
+            kit.onNetworkChanged(7, validated = true, vpn = true, privateDns = LineKit.PrivateDnsMode.STRICT, transport = "wifi")
+            kit.setDowngrade(true)
+            val state = kit.state()
+            assertTrue(state.contains("\"spot/http\""), state)
+            assertTrue(state.contains("\"private_dns\":\"strict\""), state)
+            assertTrue(state.contains("\"downgrade\":true"), state)
+        }
+    }
+
+    @Test
+    fun `trace sink receives redacted JSON events`() {
+        val events = ConcurrentLinkedQueue<String>()
+        LineKit.Builder()
+            .configJson(spotConfig(a, b, sampleRate = 1.0))
+            .traceSink { events.add(it) }
+            .build().use { kit ->
+                val client = OkHttpClient.Builder().lineKit(kit).build()
+                client.newCall(Request.Builder().url("http://api.linekit.test/secret?token=abc").build()).execute().close()
+            }
+        assertTrue(events.any { it.contains("\"kind\":\"route\"") }, events.toString())
+        assertTrue(events.any { it.contains("\"kind\":\"report\"") }, events.toString())
+        assertTrue(events.none { it.contains("token") || it.contains("/secret") }, events.toString())
+    }
+
+    @Test
+    fun `a storage dir keeps the last good remote config`() {
+        val dir: File = Files.createTempDirectory("linekit").toFile()
+        try {
+            LineKit.Builder().configJson(spotConfig(a, version = 1)).storageDir(dir).build().use { kit ->
+                assertTrue(kit.updateConfig(spotConfig(a, b, version = 9)).applied)
+            }
+            LineKit.Builder().configJson("{broken").storageDir(dir).build().use { kit ->
+                assertTrue(kit.state().contains("\"version\":9"), kit.state())
+            }
+        } finally {
+            dir.deleteRecursively()
+        }
+    }
+
+    @Test
+    fun `a wrong sealed key is an error or a fallback, never a crash`() {
+        val kit = runCatching {
+            LineKit.Builder().sealedConfig("bm90IHNlYWxlZA==".toByteArray(), ByteArray(32)).build()
+        }
+        kit.onSuccess { it.close() }
+        kit.onFailure { assertTrue(it is LineKitException, it.toString()) }
+    }
+
+    @Test
+    fun `exceptions map to outcomes`() {
+        val call = OkHttpClient().newCall(Request.Builder().url("http://x.test/").build())
+        fun kind(e: IOException, connected: Boolean = false) = LineKitEventListener.classify(call, e, connected)
+        assertEquals(AttemptOutcome.DNS_FAILURE, kind(UnknownHostException("x")))
+        assertEquals(AttemptOutcome.TLS_FAILURE, kind(SSLHandshakeException("x")))
+        assertEquals(AttemptOutcome.CONNECT_REFUSED, kind(ConnectException("x")))
+        assertEquals(AttemptOutcome.CONNECT_REFUSED, kind(NoRouteToHostException("x")))
+        assertEquals(AttemptOutcome.CONNECT_TIMEOUT, kind(SocketTimeoutException("x")))
+        assertEquals(AttemptOutcome.READ_TIMEOUT, kind(SocketTimeoutException("x"), connected = true))
+        assertEquals(AttemptOutcome.CANCELLED, kind(java.io.InterruptedIOException("timeout")))
+        call.cancel()
+        assertEquals(AttemptOutcome.CANCELLED, kind(ConnectException("x")))
+    }
+
+    @Test
+    fun `outcome codes and line faults follow the core`() {
+        assertEquals(0, AttemptOutcome.OK.code)
+        assertEquals(4, AttemptOutcome.CONNECT_REFUSED.code)
+        assertEquals(9, AttemptOutcome.CANCELLED.code)
+        assertTrue(AttemptOutcome.HTTP_5XX.isLineFault(503))
+        assertFalse(AttemptOutcome.HTTP_5XX.isLineFault(500))
+        assertFalse(AttemptOutcome.HTTP_4XX.isLineFault(404))
+        assertFalse(AttemptOutcome.READ_TIMEOUT.isLineFault(null))
+    }
+
+    @Test
+    fun `fast path decisions unpack`() {
+        val d = JniRouter.unpack("sticky\nali\nspot\nhttp://h:1/p?q=1")
+        assertEquals(listOf("sticky", "ali", "spot", "http://h:1/p?q=1"), listOf(d.reason, d.line, d.biz, d.url))
+        val u = JniRouter.unpack("unmanaged\n\n\nhttp://x/")
+        assertNull(u.line)
+        assertNull(u.biz)
+        assertThrows(IllegalStateException::class.java) { JniRouter.unpack("garbage") }
+    }
+
+    @Test
+    fun `private header names match case-insensitively`() {
+        assertTrue(LineHeaders.isPrivate("x-line-biz"))
+        assertTrue(LineHeaders.isPrivate("X-LINE-ANYTHING"))
+        assertFalse(LineHeaders.isPrivate("X-Lines"))
+        assertFalse(LineHeaders.isPrivate("Line"))
+    }
+}

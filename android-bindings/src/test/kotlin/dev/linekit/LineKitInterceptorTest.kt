@@ -1,0 +1,290 @@
+package dev.linekit
+
+import okhttp3.Headers.Companion.headersOf
+import okhttp3.MediaType.Companion.toMediaType
+import okhttp3.OkHttpClient
+import okhttp3.Request
+import okhttp3.RequestBody.Companion.toRequestBody
+import org.junit.jupiter.api.AfterAll
+import org.junit.jupiter.api.AfterEach
+import org.junit.jupiter.api.Assertions.assertArrayEquals
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertNull
+import org.junit.jupiter.api.Assertions.assertThrows
+import org.junit.jupiter.api.Assertions.assertTrue
+import java.io.IOException
+import java.net.ConnectException
+import java.util.concurrent.ConcurrentLinkedQueue
+import java.util.concurrent.TimeUnit
+
+/** The interceptor against local servers, through the real liblinekit.so (JNI and UniFFI). */
+class LineKitInterceptorTest {
+    private val a = LineServer("a")
+    private val b = LineServer("b")
+    private val direct = LineServer("direct")
+    private val attempts = ConcurrentLinkedQueue<Attempt>()
+    private val opened = mutableListOf<AutoCloseable>()
+
+    private fun kit(fastPath: Boolean, config: String = spotConfig(a, b)): LineKit =
+        LineKit.Builder()
+            .configJson(config)
+            .fastPath(fastPath)
+            .onAttempt { attempts.add(it) }
+            .build()
+            .also { opened.add(it) }
+
+    private fun client(kit: LineKit): OkHttpClient = OkHttpClient.Builder().lineKit(kit).build()
+
+    @AfterEach
+    fun tearDown() {
+        opened.forEach { it.close() }
+        listOf(a, b, direct).forEach { it.close() }
+    }
+
+    @BothPaths
+    fun `rewritten requests keep path, query, method, body and headers byte for byte`(fastPath: Boolean) {
+        val kit = kit(fastPath)
+        assertEquals(fastPath, kit.usesFastPath)
+        val client = client(kit)
+        val target = "/v1/orders/a%2Fb;m=1/%E2%9C%93?q=a%20b&x=%E2%9C%93&empty=&dup=1&dup=2&plus=a+b"
+        val body = ByteArray(256) { it.toByte() }
+        for (method in listOf("POST", "PUT", "PATCH", "DELETE", "GET")) {
+            val requestBody = if (method == "GET") null else body.toRequestBody("application/octet-stream".toMediaType())
+            val request = Request.Builder()
+                .url("http://api.linekit.test$target")
+                .method(method, requestBody)
+                .header("X-Custom", "Value  with\tspaces")
+                .addHeader("Accept", "text/plain")
+                .addHeader("Accept", "application/json")
+                .header("Authorization", "Bearer t0k3n")
+                .header(LineHeaders.BIZ, "spot")
+                .header("x-line-debug", "1")
+                .header("X-LINE-Trace", "2")
+                .build()
+            client.newCall(request).execute().use { response ->
+                assertEquals(200, response.code, method)
+                assertEquals("a", response.body.string())
+                val tag = response.request.tag(RouteTag::class)!!
+                assertEquals("a", tag.line)
+                assertEquals("spot", tag.biz)
+            }
+            val got = a.received.last()
+            assertEquals(method, got.method)
+            assertEquals(target, got.target)
+            assertEquals("Value  with\tspaces", got.headers["X-Custom"])
+            assertEquals(listOf("text/plain", "application/json"), got.headers.values("Accept"))
+            assertEquals("Bearer t0k3n", got.headers["Authorization"])
+            if (method == "GET") assertEquals(0L, got.bodySize) else assertArrayEquals(body, got.body!!.toByteArray())
+        }
+        assertEquals(5, a.received.size)
+        assertTrue(b.received.isEmpty())
+    }
+
+    @BothPaths
+    fun `keep original host header leaves the request alone`(fastPath: Boolean) {
+        val client = client(kit(fastPath))
+        val request = Request.Builder()
+            .url("http://localhost:${direct.port}/pay?id=1")
+            .header(LineHeaders.KEEP_ORIGINAL_HOST, "true")
+            .build()
+        client.newCall(request).execute().use { response ->
+            assertEquals("direct", response.body.string())
+            assertEquals("keep_original", response.request.tag(RouteTag::class)?.reason)
+            assertEquals("localhost", response.request.url.host)
+        }
+        // Without the header the same managed host goes to the line.
+        client.newCall(Request.Builder().url("http://localhost:${direct.port}/pay?id=1").build()).execute().use {
+            assertEquals("a", it.body.string())
+        }
+        assertEquals("/pay?id=1", direct.received.single().target)
+    }
+
+    @BothPaths
+    fun `fixed host header pins the request`(fastPath: Boolean) {
+        val client = client(kit(fastPath))
+        val request = Request.Builder()
+            .url("http://api.linekit.test/quote?s=BTC")
+            .header(LineHeaders.FIXED_HOST, direct.origin)
+            .build()
+        client.newCall(request).execute().use { response ->
+            assertEquals("direct", response.body.string())
+            val tag = response.request.tag(RouteTag::class)!!
+            assertEquals("fixed_host", tag.reason)
+            assertNull(tag.line)
+        }
+        assertEquals("/quote?s=BTC", direct.received.single().target)
+    }
+
+    @BothPaths
+    fun `an invalid fixed host leaves the request unchanged`(fastPath: Boolean) {
+        val client = client(kit(fastPath))
+        for (bad in listOf("not a url", "ftp://x.test", "http://127.0.0.1:0", "http://h.test/with/path")) {
+            val url = "http://localhost:${direct.port}/x?bad=1"
+            val request = Request.Builder().url(url).header(LineHeaders.FIXED_HOST, bad).build()
+            client.newCall(request).execute().use { response ->
+                assertEquals("direct", response.body.string(), bad)
+                assertEquals("fixed_host_invalid", response.request.tag(RouteTag::class)?.reason, bad)
+                assertEquals(url, response.request.url.toString())
+            }
+        }
+        assertEquals(4, direct.received.size)
+    }
+
+    @BothPaths
+    fun `primary shut down - 100 GETs succeed via the second line and traffic stays there`(fastPath: Boolean) {
+        val client = client(kit(fastPath))
+        a.close()
+        repeat(100) { i ->
+            client.newCall(Request.Builder().url("http://api.linekit.test/t?i=$i").build()).execute().use {
+                assertEquals(200, it.code)
+                assertEquals("b", it.body.string())
+            }
+        }
+        assertEquals(100, b.received.size)
+        val list = attempts.toList()
+        // One failed attempt on a (refused), then every attempt on b.
+        assertEquals(101, list.size)
+        assertEquals("a", list[0].route.line)
+        assertEquals(AttemptOutcome.CONNECT_REFUSED, list[0].outcome)
+        assertTrue(list.drop(1).all { it.route.line == "b" && it.outcome == AttemptOutcome.OK })
+        assertEquals(listOf("a"), list[1].route.excluded)
+        assertTrue(list.drop(2).all { it.route.attempt == 0 }, "later calls start on b")
+    }
+
+    @BothPaths
+    fun `a POST without an idempotency key is not replayed, one with a key succeeds on the second line`(fastPath: Boolean) {
+        val client = client(kit(fastPath))
+        a.close()
+        val json = "application/json".toMediaType()
+        val plain = Request.Builder().url("http://api.linekit.test/order").post("""{"n":1}""".toRequestBody(json)).build()
+        assertThrows(ConnectException::class.java) { client.newCall(plain).execute() }
+        assertEquals(1, attempts.size, "not replayed")
+        assertTrue(b.received.isEmpty())
+
+        for (key in listOf("Idempotency-Key", "X-Transaction-Id")) {
+            val keyed = Request.Builder()
+                .url("http://api.linekit.test/order")
+                .header(key, "k-123")
+                .post("""{"n":2}""".toRequestBody(json))
+                .build()
+            client.newCall(keyed).execute().use {
+                assertEquals(200, it.code)
+                assertEquals("b", it.body.string())
+            }
+        }
+        assertEquals(listOf("""{"n":2}""", """{"n":2}"""), b.received.map { it.body!!.utf8() })
+    }
+
+    @BothPaths
+    fun `a keyed POST is retried on the next line when the first attempt is refused`(fastPath: Boolean) {
+        val client = client(kit(fastPath))
+        a.close()
+        val keyed = Request.Builder()
+            .url("http://api.linekit.test/order")
+            .header("Idempotency-Key", "k-1")
+            .post("x".toRequestBody(null))
+            .build()
+        client.newCall(keyed).execute().use { assertEquals("b", it.body.string()) }
+        assertEquals(listOf("a", "b"), attempts.map { it.route.line })
+        assertEquals(1, b.received.size)
+    }
+
+    @BothPaths
+    fun `503 from the primary moves traffic`(fastPath: Boolean) {
+        val client = client(kit(fastPath))
+        a.status = 503
+        repeat(10) {
+            client.newCall(Request.Builder().url("http://api.linekit.test/x").build()).execute().use {
+                assertEquals(200, it.code)
+                assertEquals("b", it.body.string())
+            }
+        }
+        assertEquals(1, a.received.size, "only the first call tried the primary")
+        assertEquals(10, b.received.size)
+        assertEquals(AttemptOutcome.HTTP_5XX, attempts.first().outcome)
+        assertEquals(503, attempts.first().status)
+    }
+
+    @BothPaths
+    fun `404 from the primary does not move traffic`(fastPath: Boolean) {
+        val client = client(kit(fastPath))
+        a.status = 404
+        repeat(10) {
+            client.newCall(Request.Builder().url("http://api.linekit.test/missing").build()).execute().use {
+                assertEquals(404, it.code)
+            }
+        }
+        assertEquals(10, a.received.size)
+        assertTrue(b.received.isEmpty())
+        assertTrue(attempts.all { it.outcome == AttemptOutcome.HTTP_4XX && it.route.line == "a" })
+    }
+
+    @BothPaths
+    fun `500 is an application error and is not retried`(fastPath: Boolean) {
+        val client = client(kit(fastPath))
+        a.status = 500
+        client.newCall(Request.Builder().url("http://api.linekit.test/x").build()).execute().use {
+            assertEquals(500, it.code)
+        }
+        assertTrue(b.received.isEmpty())
+    }
+
+    @BothPaths
+    fun `retries are bounded by max_retries`(fastPath: Boolean) {
+        val c = LineServer("c")
+        try {
+            val client = client(kit(fastPath, spotConfig(a, b, c, maxRetries = 1)))
+            a.status = 503
+            b.status = 503
+            c.status = 503
+            client.newCall(Request.Builder().url("http://api.linekit.test/x").build()).execute().use {
+                assertEquals(503, it.code)
+            }
+            assertEquals(2, attempts.size)
+            assertEquals(0, c.received.size + minOf(a.received.size, b.received.size) - 1)
+        } finally {
+            c.close()
+        }
+    }
+
+    @BothPaths
+    fun `call timeout stops the call without a retry`(fastPath: Boolean) {
+        val client = OkHttpClient.Builder().lineKit(kit(fastPath)).callTimeout(300, TimeUnit.MILLISECONDS).build()
+        val e = assertThrows(IOException::class.java) {
+            client.newCall(Request.Builder().url("http://api.linekit.test/slow?delay=3000").build()).execute()
+        }
+        assertTrue(e is java.io.InterruptedIOException, e.toString())
+        assertEquals(1, attempts.size)
+        assertEquals(AttemptOutcome.CANCELLED, attempts.single().outcome)
+        assertTrue(b.received.isEmpty())
+    }
+
+    @BothPaths
+    fun `a closed engine passes requests through without private headers`(fastPath: Boolean) {
+        val kit = kit(fastPath)
+        val client = client(kit)
+        kit.close()
+        kit.close()
+        assertTrue(kit.isClosed)
+        val request = Request.Builder()
+            .url("http://localhost:${direct.port}/after-close")
+            .headers(headersOf(LineHeaders.BIZ, "spot", "X-Other", "1"))
+            .build()
+        client.newCall(request).execute().use { assertEquals("direct", it.body.string()) }
+        assertEquals("1", direct.received.single().headers["X-Other"])
+        assertThrows(dev.linekit.ffi.LineKitException.Closed::class.java) { kit.state() }
+    }
+
+    companion object {
+        @JvmStatic
+        @AfterAll
+        fun noPrivateHeaderEverReachedAServer() {
+            val all = AllRecorded.requests.toList()
+            assertTrue(all.isNotEmpty())
+            for (r in all) {
+                val leaked = r.headers.names().filter { LineHeaders.isPrivate(it) }
+                assertTrue(leaked.isEmpty(), "private headers $leaked reached a server: ${r.requestLine}")
+            }
+        }
+    }
+}

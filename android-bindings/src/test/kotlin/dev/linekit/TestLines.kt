@@ -1,0 +1,96 @@
+package dev.linekit
+
+import mockwebserver3.Dispatcher
+import mockwebserver3.MockResponse
+import mockwebserver3.MockWebServer
+import mockwebserver3.RecordedRequest
+import org.junit.jupiter.params.ParameterizedTest
+import org.junit.jupiter.params.provider.ValueSource
+import java.net.InetAddress
+import java.util.concurrent.ConcurrentLinkedQueue
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicInteger
+
+/** Runs a test through the JNI fast path (`true`) and through UniFFI (`false`). */
+@Target(AnnotationTarget.FUNCTION)
+@Retention(AnnotationRetention.RUNTIME)
+@ParameterizedTest(name = "fastPath={0}")
+@ValueSource(booleans = [true, false])
+annotation class BothPaths
+
+/** Every request any test server received, for the suite-wide private-header check. */
+object AllRecorded {
+    val requests = ConcurrentLinkedQueue<RecordedRequest>()
+}
+
+/**
+ * One local HTTP server playing a CDN line. It answers [status] (200 by default) with
+ * body [name], after `?delay=MS` milliseconds when the request asks for it, or a random
+ * 503 with probability [failRate].
+ */
+class LineServer(val name: String) : AutoCloseable {
+    private val server = MockWebServer()
+
+    /** Status to answer with. */
+    @Volatile
+    var status: Int = 200
+
+    /** Probability of answering 503 instead of [status]. */
+    @Volatile
+    var failRate: Double = 0.0
+
+    /** Requests received, by status answered. */
+    val served = java.util.concurrent.ConcurrentHashMap<Int, AtomicInteger>()
+
+    /** Requests this server received. */
+    val received = ConcurrentLinkedQueue<RecordedRequest>()
+
+    init {
+        server.dispatcher = object : Dispatcher() {
+            override fun dispatch(request: RecordedRequest): MockResponse {
+                AllRecorded.requests.add(request)
+                received.add(request)
+                val code = if (failRate > 0 && java.util.concurrent.ThreadLocalRandom.current().nextDouble() < failRate) 503 else status
+                served.computeIfAbsent(code) { AtomicInteger() }.incrementAndGet()
+                val delay = request.url.queryParameter("delay")?.toLongOrNull() ?: 0L
+                return MockResponse.Builder()
+                    .code(code)
+                    .addHeader("X-Served-By", name)
+                    .headersDelay(delay, TimeUnit.MILLISECONDS)
+                    .body(name)
+                    .build()
+            }
+        }
+        server.start(InetAddress.getByName("127.0.0.1"), 0)
+    }
+
+    /** The port. */
+    val port: Int get() = server.port
+
+    /** `http://127.0.0.1:PORT`. */
+    val origin: String get() = "http://127.0.0.1:$port"
+
+    /** Count of requests answered with [code]. */
+    fun servedCount(code: Int): Int = served[code]?.get() ?: 0
+
+    /** Shuts the server down: its port refuses connections from now on. */
+    override fun close() {
+        server.close()
+    }
+}
+
+/** Config JSON with one business line `spot` over [lines], owning `api.linekit.test` and `localhost`. */
+fun spotConfig(
+    vararg lines: LineServer,
+    version: Int = 1,
+    maxRetries: Int = 1,
+    sampleRate: Double = 0.0,
+): String {
+    val http = lines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}"}""" }
+    return """
+        {"version":$version,"allow_cleartext":true,
+         "thresholds":{"max_retries":$maxRetries},
+         "trace":{"sample_rate":$sampleRate},
+         "biz_lines":{"spot":{"match":["api.linekit.test","localhost"],"http":[$http]}}}
+    """.trimIndent()
+}
