@@ -42,6 +42,32 @@ class LineKit private constructor(
     val isClosed: Boolean get() = closed.get()
 
     /**
+     * Asks the engine where a request would go — what [LineKitInterceptor] does for each
+     * attempt. Useful for clients other than OkHttp (and WebSocket handshakes). Goes
+     * through the JNI fast path unless it was turned off.
+     *
+     * @param url the logical URL the app built.
+     * @param method HTTP method.
+     * @param biz `X-Line-Biz`, if any.
+     * @param keepOriginal `X-Line-Keep-Original-Host: true`.
+     * @param fixedHost `X-Line-Fixed-Host`, if any.
+     * @param webSocket route on the business line's `ws` pool.
+     * @param exclude line ids already tried by this call.
+     * @throws LineKitException.Closed after [close].
+     */
+    @JvmOverloads
+    fun route(
+        url: String,
+        method: String = "GET",
+        biz: String? = null,
+        keepOriginal: Boolean = false,
+        fixedHost: String? = null,
+        webSocket: Boolean = false,
+        exclude: List<String> = emptyList(),
+    ): RouteDecision = router.route(url, method, biz, keepOriginal, fixedHost, webSocket, exclude)
+        ?: throw dev.linekit.ffi.LineKitException.Closed(CLOSED)
+
+    /**
      * Offers a remote config (JSON). It applies only if it validates and its version is
      * newer than the one in force; the result says which, and why not.
      */

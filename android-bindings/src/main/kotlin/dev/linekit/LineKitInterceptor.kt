@@ -1,6 +1,5 @@
 package dev.linekit
 
-import dev.linekit.internal.Decision
 import okhttp3.HttpUrl.Companion.toHttpUrlOrNull
 import okhttp3.Interceptor
 import okhttp3.Request
@@ -84,7 +83,7 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
         }
     }
 
-    private fun mayRetry(decision: Decision, attempt: Int, chain: Interceptor.Chain, request: Request): Boolean {
+    private fun mayRetry(decision: RouteDecision, attempt: Int, chain: Interceptor.Chain, request: Request): Boolean {
         if (decision.line == null || chain.call().isCanceled()) return false
         if (!isReplayable(request)) return false
         return attempt < lineKit.router.maxRetries()
@@ -133,7 +132,7 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
             return b.build()
         }
 
-        private fun rewrite(base: Request, decision: Decision, tag: RouteTag): Request {
+        private fun rewrite(base: Request, decision: RouteDecision, tag: RouteTag): Request {
             val b = base.newBuilder().tag(RouteTag::class, tag)
             if (decision.url != base.url.toString()) {
                 decision.url.toHttpUrlOrNull()?.let { b.url(it) }

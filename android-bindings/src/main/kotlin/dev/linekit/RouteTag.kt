@@ -17,3 +17,20 @@ data class RouteTag(
     val attempt: Int,
     val excluded: List<String>,
 )
+
+/**
+ * The engine's answer for one request (see [LineKit.route]).
+ *
+ * @property reason reason code (`sticky`, `ranked`, `fixed_host`, `unmanaged`, ...).
+ * @property line chosen line id, if the request was put on a line.
+ * @property biz owning business line, if any.
+ * @property url the final URL to send (equal to the input when not rewritten).
+ */
+class RouteDecision(
+    val reason: String,
+    val line: String?,
+    val biz: String?,
+    val url: String,
+) {
+    override fun toString(): String = "RouteDecision(reason=$reason, biz=$biz, line=$line)"
+}

@@ -2,6 +2,7 @@ package dev.linekit.internal
 
 import dev.linekit.AttemptOutcome
 import dev.linekit.AttemptTimings
+import dev.linekit.RouteDecision
 import dev.linekit.ffi.AttemptReport
 import dev.linekit.ffi.LineKitException
 import dev.linekit.ffi.NativeLineKit
@@ -9,17 +10,6 @@ import dev.linekit.ffi.Outcome
 import dev.linekit.ffi.Protocol
 import dev.linekit.ffi.RouteRequest
 
-/** A routing decision as the interceptor needs it. */
-internal class Decision(
-    /** Reason code. */
-    val reason: String,
-    /** Line id, if any. */
-    val line: String?,
-    /** Business line, if any. */
-    val biz: String?,
-    /** Final URL. */
-    val url: String,
-)
 
 /**
  * The per-request calls into the engine, through one of two doors: [JniRouter] (direct
@@ -36,7 +26,7 @@ internal interface Router {
         fixedHost: String?,
         ws: Boolean,
         exclude: List<String>,
-    ): Decision?
+    ): RouteDecision?
 
     /** Reports one attempt. */
     fun report(
@@ -62,7 +52,7 @@ internal class JniRouter(private val handle: NativeHandle) : Router {
         fixedHost: String?,
         ws: Boolean,
         exclude: List<String>,
-    ): Decision? {
+    ): RouteDecision? {
         val joined = if (exclude.isEmpty()) null else exclude.joinToString("\n")
         val packed = handle.use { NativeFast.route(it, url, method, biz, keepOriginal, fixedHost, ws, joined) }
             ?: return null
@@ -93,14 +83,14 @@ internal class JniRouter(private val handle: NativeHandle) : Router {
 
     companion object {
         /** Parses `"reason\nline\nbiz\nurl"`. */
-        fun unpack(packed: String): Decision {
+        fun unpack(packed: String): RouteDecision {
             val a = packed.indexOf('\n')
             val b = packed.indexOf('\n', a + 1)
             val c = packed.indexOf('\n', b + 1)
             check(a > 0 && b > a && c > b) { "linekit: malformed fast-path decision" }
             val line = if (b == a + 1) null else packed.substring(a + 1, b)
             val biz = if (c == b + 1) null else packed.substring(b + 1, c)
-            return Decision(packed.substring(0, a), line, biz, packed.substring(c + 1))
+            return RouteDecision(packed.substring(0, a), line, biz, packed.substring(c + 1))
         }
     }
 }
@@ -115,11 +105,11 @@ internal class UniffiRouter(private val native: NativeLineKit) : Router {
         fixedHost: String?,
         ws: Boolean,
         exclude: List<String>,
-    ): Decision? = closedAsNull {
+    ): RouteDecision? = closedAsNull {
         val d = native.route(
             RouteRequest(url, method, biz, keepOriginal, fixedHost, if (ws) Protocol.WS else Protocol.HTTP, exclude),
         )
-        Decision(d.reason, d.line, d.biz, d.url)
+        RouteDecision(d.reason, d.line, d.biz, d.url)
     }
 
     override fun report(
