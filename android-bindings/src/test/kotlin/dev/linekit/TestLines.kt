@@ -61,6 +61,7 @@ class LineServer(val name: String) : AutoCloseable {
                     .build()
             }
         }
+        server.serverSocketFactory = NoDelayServerSocketFactory
         server.start(InetAddress.getByName("127.0.0.1"), 0)
     }
 
@@ -93,4 +94,30 @@ fun spotConfig(
          "trace":{"sample_rate":$sampleRate},
          "biz_lines":{"spot":{"match":["api.linekit.test","localhost"],"http":[$http]}}}
     """.trimIndent()
+}
+
+/**
+ * Server sockets whose accepted connections set TCP_NODELAY: MockWebServer writes headers
+ * and body separately, and with Nagle + delayed ACK each response would idle ~40 ms.
+ */
+object NoDelayServerSocketFactory : javax.net.ServerSocketFactory() {
+    private class NoDelayServerSocket : java.net.ServerSocket() {
+        override fun accept(): java.net.Socket {
+            val socket = java.net.Socket()
+            implAccept(socket)
+            socket.tcpNoDelay = true
+            return socket
+        }
+    }
+
+    override fun createServerSocket(): java.net.ServerSocket = NoDelayServerSocket()
+
+    override fun createServerSocket(port: Int): java.net.ServerSocket =
+        NoDelayServerSocket().apply { bind(java.net.InetSocketAddress(port)) }
+
+    override fun createServerSocket(port: Int, backlog: Int): java.net.ServerSocket =
+        NoDelayServerSocket().apply { bind(java.net.InetSocketAddress(port), backlog) }
+
+    override fun createServerSocket(port: Int, backlog: Int, ifAddress: java.net.InetAddress?): java.net.ServerSocket =
+        NoDelayServerSocket().apply { bind(java.net.InetSocketAddress(ifAddress, port), backlog) }
 }

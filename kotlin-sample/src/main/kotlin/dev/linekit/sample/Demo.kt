@@ -1,0 +1,180 @@
+package dev.linekit.sample
+
+import com.sun.net.httpserver.HttpServer
+import dev.linekit.LineKit
+import dev.linekit.RouteTag
+import dev.linekit.lineKit
+import okhttp3.OkHttpClient
+import okhttp3.Request
+import java.io.IOException
+import java.net.InetAddress
+import java.net.InetSocketAddress
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.ConcurrentLinkedQueue
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicBoolean
+import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.atomic.AtomicReference
+import kotlin.concurrent.thread
+
+/**
+ * One local HTTP server playing a CDN line. It can be taken down (its port then refuses
+ * connections), made to answer 503, and brought back on the same port.
+ */
+class DemoLine(val name: String) {
+    private val loopback = InetAddress.getByName("127.0.0.1")
+    private var server: HttpServer? = null
+
+    /** Status answered while up. */
+    @Volatile
+    var status = 200
+
+    /** The port, fixed at the first start. */
+    val port: Int
+
+    init {
+        port = start(0)
+    }
+
+    /** `http://127.0.0.1:PORT`. */
+    val origin: String get() = "http://127.0.0.1:$port"
+
+    private fun start(port: Int): Int {
+        val s = HttpServer.create(InetSocketAddress(loopback, port), 128)
+        s.createContext("/") { exchange ->
+            exchange.requestBody.readAllBytes()
+            val body = name.toByteArray()
+            exchange.responseHeaders.add("X-Served-By", name)
+            exchange.sendResponseHeaders(status, body.size.toLong())
+            exchange.responseBody.use { it.write(body) }
+        }
+        s.executor = java.util.concurrent.Executors.newFixedThreadPool(4) { r -> Thread(r, "line-$name").apply { isDaemon = true } }
+        s.start()
+        server = s
+        return s.address.port
+    }
+
+    /** Stops listening: connections are refused from now on. */
+    fun down() {
+        server?.stop(0)
+        server = null
+    }
+
+    /** Listens again on the same port. */
+    fun up() {
+        if (server == null) start(port)
+    }
+}
+
+private fun percentile(sorted: LongArray, p: Double): Double =
+    if (sorted.isEmpty()) 0.0 else sorted[((sorted.size - 1) * p).toInt()] / 1_000_000.0
+
+/** Runs the demo: ~24 s of GETs while the primary goes down, the second answers 503, the primary comes back. */
+fun main() {
+    // Small header and body writes would otherwise wait on delayed ACKs (~40 ms each).
+    System.setProperty("sun.net.httpserver.nodelay", "true")
+    val lines = listOf(DemoLine("primary"), DemoLine("second"), DemoLine("third"))
+    val (primary, second, _) = lines
+    val config = """
+        {"version":1,"allow_cleartext":true,
+         "thresholds":{"max_retries":2},
+         "biz_lines":{"spot":{"match":["api.example.test"],
+           "http":[${lines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}"}""" }}]}}}
+    """.trimIndent()
+
+    val kit = LineKit.Builder().configJson(config).build()
+    val client = OkHttpClient.Builder()
+        .lineKit(kit)
+        .callTimeout(5, TimeUnit.SECONDS)
+        .build()
+
+    val running = AtomicBoolean(true)
+    val ok = AtomicInteger()
+    val failed = AtomicInteger()
+    val retried = AtomicInteger()
+    val servedBy = ConcurrentHashMap<String, AtomicInteger>()
+    val window = AtomicReference(ConcurrentLinkedQueue<Long>())
+    val allLatencies = ConcurrentLinkedQueue<Long>()
+    val lastError = AtomicReference<String?>(null)
+
+    val workers = (0 until 4).map { w ->
+        thread(name = "demo-client-$w") {
+            var i = 0
+            while (running.get()) {
+                val request = Request.Builder().url("http://api.example.test/api/v1/ticker?symbol=BTC&n=${w}_${i++}").build()
+                val start = System.nanoTime()
+                try {
+                    client.newCall(request).execute().use { response ->
+                        response.body.string()
+                        val took = System.nanoTime() - start
+                        if (response.isSuccessful) {
+                            ok.incrementAndGet()
+                            val line = response.header("X-Served-By") ?: "?"
+                            servedBy.computeIfAbsent(line) { AtomicInteger() }.incrementAndGet()
+                            if ((response.request.tag(RouteTag::class)?.attempt ?: 0) > 0) retried.incrementAndGet()
+                        } else {
+                            failed.incrementAndGet()
+                            lastError.set("HTTP ${response.code}")
+                        }
+                        window.get().add(took)
+                        allLatencies.add(took)
+                    }
+                } catch (e: IOException) {
+                    failed.incrementAndGet()
+                    lastError.set(e.javaClass.simpleName)
+                }
+                Thread.sleep(4)
+            }
+        }
+    }
+
+    val phases = mapOf(
+        6 to ("primary DOWN (connection refused)" to { primary.down() }),
+        12 to ("second answers 503" to { second.status = 503 }),
+        18 to ("primary BACK" to { primary.up() }),
+    )
+    val seconds = 24
+    println("Linekit demo: 3 lines (primary, second, third) behind api.example.test, 4 clients, ${seconds}s")
+    var state = "all lines up"
+    var lastOk = 0
+    var lastFailed = 0
+    val lastServed = HashMap<String, Int>()
+    for (t in 1..seconds) {
+        Thread.sleep(1000)
+        val sorted = window.getAndSet(ConcurrentLinkedQueue()).toLongArray().also { it.sort() }
+        val okNow = ok.get()
+        val failedNow = failed.get()
+        val served = lines.joinToString(" ") { l ->
+            val total = servedBy[l.name]?.get() ?: 0
+            val delta = total - (lastServed[l.name] ?: 0)
+            lastServed[l.name] = total
+            "%s=%-4d".format(l.name, delta)
+        }
+        println(
+            "t=%2ds ok=%-4d failed=%-2d served: %s p50=%.2fms p99=%.2fms  [%s]".format(
+                t, okNow - lastOk, failedNow - lastFailed, served, percentile(sorted, 0.5), percentile(sorted, 0.99), state,
+            ),
+        )
+        lastOk = okNow
+        lastFailed = failedNow
+        phases[t]?.let { (label, action) ->
+            action()
+            state = label
+            println("---- $label")
+        }
+    }
+    running.set(false)
+    workers.forEach { it.join() }
+    val all = allLatencies.toLongArray().also { it.sort() }
+    println()
+    println("Summary: ${ok.get()} GETs ok, ${failed.get()} failed, ${retried.get()} recovered by an in-call retry")
+    println("Served by: " + lines.joinToString(", ") { "${it.name}=${servedBy[it.name]?.get() ?: 0}" })
+    println("Latency: p50=%.2fms p99=%.2fms max=%.2fms".format(percentile(all, 0.5), percentile(all, 0.99), percentile(all, 1.0)))
+    lastError.get()?.let { println("Last failure: $it") }
+    println("Engine state: ${kit.state()}")
+    kit.close()
+    lines.forEach { it.down() }
+    client.dispatcher.executorService.shutdown()
+    client.connectionPool.evictAll()
+    kotlin.system.exitProcess(if (failed.get() == 0) 0 else 1)
+}
