@@ -69,12 +69,12 @@ class DemoLine(val name: String) {
 private fun percentile(sorted: LongArray, p: Double): Double =
     if (sorted.isEmpty()) 0.0 else sorted[((sorted.size - 1) * p).toInt()] / 1_000_000.0
 
-/** Runs the demo: ~24 s of GETs while the primary goes down, the second answers 503, the primary comes back. */
+/** Runs the demo: ~24 s of GETs while the primary goes down, the serving backup answers 503, the primary comes back. */
 fun main() {
     // Small header and body writes would otherwise wait on delayed ACKs (~40 ms each).
     System.setProperty("sun.net.httpserver.nodelay", "true")
     val lines = listOf(DemoLine("primary"), DemoLine("second"), DemoLine("third"))
-    val (primary, second, _) = lines
+    val primary = lines[0]
     val config = """
         {"version":1,"allow_cleartext":true,
          "thresholds":{"max_retries":2},
@@ -128,10 +128,12 @@ fun main() {
         }
     }
 
-    val phases = mapOf(
-        6 to ("primary DOWN (connection refused)" to { primary.down() }),
-        12 to ("second answers 503" to { second.status = 503 }),
-        18 to ("primary BACK" to { primary.up() }),
+    // Which backup line served most in the last second (set by the printer below).
+    var busiestBackup = lines[1]
+    val phases = mapOf<Int, () -> String>(
+        6 to { primary.down(); "primary DOWN (connection refused)" },
+        12 to { busiestBackup.status = 503; "${busiestBackup.name} (now serving) answers 503" },
+        18 to { primary.up(); "primary BACK" },
     )
     val seconds = 24
     println("Linekit demo: 3 lines (primary, second, third) behind api.example.test, 4 clients, ${seconds}s")
@@ -144,12 +146,12 @@ fun main() {
         val sorted = window.getAndSet(ConcurrentLinkedQueue()).toLongArray().also { it.sort() }
         val okNow = ok.get()
         val failedNow = failed.get()
-        val served = lines.joinToString(" ") { l ->
+        val deltas = lines.associateWith { l ->
             val total = servedBy[l.name]?.get() ?: 0
-            val delta = total - (lastServed[l.name] ?: 0)
-            lastServed[l.name] = total
-            "%s=%-4d".format(l.name, delta)
+            (total - (lastServed[l.name] ?: 0)).also { lastServed[l.name] = total }
         }
+        busiestBackup = deltas.filterKeys { it !== primary }.maxByOrNull { it.value }?.key ?: busiestBackup
+        val served = deltas.entries.joinToString(" ") { (l, n) -> "%s=%-4d".format(l.name, n) }
         println(
             "t=%2ds ok=%-4d failed=%-2d served: %s p50=%.2fms p99=%.2fms  [%s]".format(
                 t, okNow - lastOk, failedNow - lastFailed, served, percentile(sorted, 0.5), percentile(sorted, 0.99), state,
@@ -157,10 +159,9 @@ fun main() {
         )
         lastOk = okNow
         lastFailed = failedNow
-        phases[t]?.let { (label, action) ->
-            action()
-            state = label
-            println("---- $label")
+        phases[t]?.let { action ->
+            state = action()
+            println("---- $state")
         }
     }
     running.set(false)
