@@ -135,9 +135,19 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
         private fun rewrite(base: Request, decision: RouteDecision, tag: RouteTag): Request {
             val b = base.newBuilder().tag(RouteTag::class, tag)
             if (decision.url != base.url.toString()) {
-                decision.url.toHttpUrlOrNull()?.let { b.url(it) }
+                httpUrlOf(decision.url)?.let { b.url(it) }
             }
             return b.build()
         }
+
+        /**
+         * Parses a final URL for OkHttp. WebSocket lines are `ws://`/`wss://`, which OkHttp
+         * carries as `http://`/`https://` on the handshake request.
+         */
+        internal fun httpUrlOf(url: String): okhttp3.HttpUrl? = when {
+            url.startsWith("wss://", ignoreCase = true) -> "https://" + url.substring(6)
+            url.startsWith("ws://", ignoreCase = true) -> "http://" + url.substring(5)
+            else -> url
+        }.toHttpUrlOrNull()
     }
 }

@@ -133,6 +133,30 @@ class LineKitApiTest {
     }
 
     @Test
+    fun `route answers through both paths, with the ws pool for WebSocket handshakes`() {
+        val config = """
+            {"version":1,"allow_cleartext":true,"biz_lines":{"spot":{"match":["api.linekit.test"],
+             "http":[{"id":"h1","url":"${a.origin}"},{"id":"h2","url":"${b.origin}"}],
+             "ws":[{"id":"w1","url":"ws://127.0.0.1:${b.port}"}]}}}
+        """.trimIndent()
+        for (fast in listOf(true, false)) {
+            LineKit.Builder().configJson(config).fastPath(fast).build().use { kit ->
+                val http = kit.route("http://api.linekit.test/a?b=1", "GET")
+                assertEquals("h1", http.line)
+                assertEquals("spot", http.biz)
+                assertEquals("${a.origin}/a?b=1", http.url)
+                assertEquals("h2", kit.route("http://api.linekit.test/a", exclude = listOf("h1")).line)
+                val ws = kit.route("https://api.linekit.test/stream", webSocket = true)
+                assertEquals("w1", ws.line)
+                assertEquals("${b.origin}/stream", LineKitInterceptor.httpUrlOf(ws.url).toString())
+                assertEquals("unmanaged", kit.route("http://other.test/").reason)
+                kit.close()
+                assertThrows(dev.linekit.ffi.LineKitException.Closed::class.java) { kit.route("http://api.linekit.test/") }
+            }
+        }
+    }
+
+    @Test
     fun `private header names match case-insensitively`() {
         assertTrue(LineHeaders.isPrivate("x-line-biz"))
         assertTrue(LineHeaders.isPrivate("X-LINE-ANYTHING"))
