@@ -58,10 +58,30 @@ impl Findings {
         self.dirty.contains(path)
     }
 
-    /// The problems found, in the order they were found.
-    pub(crate) fn into_errors(self) -> Vec<FieldError> {
+    /// The problems found, ordered by path (names alphabetically, indices numerically —
+    /// for JSON input this is document order, as object keys are sorted); problems at the
+    /// same path keep the order they were found in.
+    pub(crate) fn into_errors(mut self) -> Vec<FieldError> {
+        self.errors
+            .sort_by(|a, b| path_key(&a.path).cmp(path_key(&b.path)));
         self.errors
     }
+}
+
+/// One step of a field path, ordered so that `http[2]` sorts before `http[10]`.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Step<'a> {
+    Index(u64),
+    Name(&'a str),
+}
+
+fn path_key(path: &str) -> impl Iterator<Item = Step<'_>> {
+    path.split(['.', '[']).filter(|s| !s.is_empty()).map(|s| {
+        match s.strip_suffix(']').map(str::parse::<u64>) {
+            Some(Ok(i)) => Step::Index(i),
+            _ => Step::Name(s),
+        }
+    })
 }
 
 /// `""`, then every prefix of `path` ending before a `.` or `[`, then `path` itself.

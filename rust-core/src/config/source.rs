@@ -74,7 +74,7 @@ pub struct Resolved {
 /// Picks the first usable level; see the module docs.
 pub fn resolve(sources: &ConfigSources) -> Resolved {
     let mut skipped = Vec::new();
-    let last_good = sources.last_good.as_deref().map(|text| parse_config(text));
+    let last_good = sources.last_good.as_deref().map(parse_config);
     if let Some(text) = &sources.remote {
         let remote = parse_config(text).and_then(|c| match &last_good {
             Some(Ok(lg)) if c.version < lg.version => Err(Error::ConfigRejected(format!(
