@@ -907,3 +907,22 @@ fn single_line_builds_a_valid_fallback() {
         ]
     );
 }
+
+#[test]
+fn a_megabyte_of_malformed_items_is_reported_with_a_bounded_list() {
+    let mut doc = base();
+    doc["biz_lines"]["spot"]["match"] = json!(vec![1; 200_000]);
+    let text = doc.to_string();
+    assert!(text.len() < MAX_CONFIG_BYTES);
+    let errors = errors_of(&text);
+    assert_eq!(
+        errors.len(),
+        linekit_core::config::MAX_REPORTED_ERRORS + 1,
+        "capped list plus one note"
+    );
+    assert_eq!(errors[0].path, "biz_lines.spot.match[0]");
+    assert_eq!(errors[1].path, "biz_lines.spot.match[1]");
+    let note = errors.last().expect("note");
+    assert_eq!(note.path, "");
+    assert!(note.error.contains("more problems"), "{note:?}");
+}
