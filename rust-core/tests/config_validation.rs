@@ -550,6 +550,12 @@ fn each_malformed_document_reports_exactly_its_paths() {
             "empty pool",
         ),
         (
+            "no lines and a malformed match",
+            with("/biz_lines/cdn", json!({"match": 5})),
+            vec!["biz_lines.cdn", "biz_lines.cdn.match"],
+            "",
+        ),
+        (
             "both pools empty",
             with("/biz_lines/cdn", json!({"http": [], "ws": []})),
             vec!["biz_lines.cdn.http", "biz_lines.cdn.ws"],

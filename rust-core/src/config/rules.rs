@@ -210,7 +210,9 @@ fn biz_line<'c>(
             "business line name must be non-empty and use only a-z, 0-9, _ and -",
         );
     }
-    if biz.http.is_empty() && biz.ws.is_empty() && !f.dirty(&path) {
+    // A malformed or explicitly empty pool was already reported at the pool's path.
+    let pool_reported = f.dirty(&format!("{path}.http")) || f.dirty(&format!("{path}.ws"));
+    if biz.http.is_empty() && biz.ws.is_empty() && !pool_reported {
         f.rule(
             &path,
             "empty pool: a business line needs at least one http or ws line",
