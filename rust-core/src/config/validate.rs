@@ -6,7 +6,7 @@
 //! 2. a walk over the value that checks the *shape* of every known field (types, required
 //!    fields, integer ranges, explicitly empty pools) while building a lenient typed copy in
 //!    which malformed values are replaced by placeholders;
-//! 3. the semantic rules of [`super::rules`] over that copy (URLs, ranges, uniqueness,
+//! 3. the semantic rules (module `config::rules`) over that copy (URLs, ranges, uniqueness,
 //!    cross references), silent wherever step 2 already reported a problem.
 //!
 //! Only when nothing was found is the value deserialized into [`Config`] with serde, so the
@@ -169,9 +169,12 @@ impl Walk<'_> {
             items
                 .iter()
                 .enumerate()
-                .map(|(i, item)| {
-                    self.string(&format!("{path}[{i}]"), item)
-                        .unwrap_or_default()
+                .map(|(i, item)| match item.as_str() {
+                    Some(s) => s.to_string(),
+                    None => {
+                        self.expected(&format!("{path}[{i}]"), "a string", item);
+                        String::new()
+                    }
                 })
                 .collect(),
         )
