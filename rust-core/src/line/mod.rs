@@ -18,4 +18,4 @@ pub use endpoint::{Endpoint, Scheme, SplitUrl};
 pub use guard::SwitchGuard;
 pub use outcome::{Outcome, Protocol};
 pub use pool::{LinePool, LineSnapshot, LineState, PoolSnapshot, Selection};
-pub use stats::WindowStats;
+pub use stats::{WindowStats, WindowSummary};
