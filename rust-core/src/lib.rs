@@ -22,9 +22,11 @@
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod dns;
 pub mod engine;
 pub mod error;
 pub mod line;
+pub mod net;
 pub mod trace;
 
 pub use clock::{Clock, ManualClock, SystemClock};
