@@ -6,6 +6,8 @@
 
 use std::io::Write;
 
+mod dns_cmd;
+
 /// Runs one command line (without the program name) and returns the exit code.
 pub fn run(
     args: &[String],
@@ -14,8 +16,10 @@ pub fn run(
     err: &mut dyn Write,
 ) -> i32 {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
-    let _ = input;
     match words.as_slice() {
+        ["httpdns", "parse", rest @ ..] => dns_cmd::httpdns_parse(rest, input, out, err),
+        ["ip", "classify", rest @ ..] => dns_cmd::ip_classify(rest, out, err),
+        ["ip", "order", rest @ ..] => dns_cmd::ip_order(rest, out, err),
         ["version"] => {
             let _ = writeln!(
                 out,
