@@ -23,10 +23,12 @@
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod dns;
 pub mod engine;
 pub mod error;
 pub mod host_pattern;
 pub mod line;
+pub mod net;
 pub mod replay;
 pub mod store;
 pub mod trace;
