@@ -48,6 +48,12 @@ pub struct Thresholds {
     pub revive_interval_ms: u64,
     /// How many extra lines one call may try after a line fault.
     pub max_retries: u32,
+    /// Upper bound of the random delay before a detect starts.
+    pub detect_jitter_ms: u64,
+    /// Delay before the start-up detect (plus jitter).
+    pub startup_detect_delay_ms: u64,
+    /// Global cap on probes per minute per install.
+    pub probe_budget_per_min: u32,
 }
 
 impl Default for Thresholds {
@@ -62,6 +68,9 @@ impl Default for Thresholds {
             open_cooldown_ms: 30_000,
             revive_interval_ms: 600_000,
             max_retries: 1,
+            detect_jitter_ms: 2_000,
+            startup_detect_delay_ms: 3_000,
+            probe_budget_per_min: 20,
         }
     }
 }
@@ -75,6 +84,8 @@ pub struct BizLine {
     pub match_hosts: Vec<String>,
     /// Path probed by detect requests.
     pub detect_path: String,
+    /// Method of detect requests (`HEAD` by default).
+    pub detect_method: String,
     /// HTTP lines.
     pub http: Vec<LineConfig>,
     /// WebSocket lines.
@@ -86,6 +97,7 @@ impl Default for BizLine {
         BizLine {
             match_hosts: Vec::new(),
             detect_path: "/line/ping".to_string(),
+            detect_method: "HEAD".to_string(),
             http: Vec::new(),
             ws: Vec::new(),
         }
@@ -148,6 +160,8 @@ pub struct HttpDnsConfig {
     pub min_ttl_s: u64,
     /// Upper clamp for TTLs.
     pub max_ttl_s: u64,
+    /// Hosts resolved ahead of need at start-up and after the network is validated.
+    pub pre_resolve: Vec<String>,
 }
 
 impl Default for HttpDnsConfig {
@@ -160,6 +174,7 @@ impl Default for HttpDnsConfig {
             jitter_ratio: 0.1,
             min_ttl_s: 30,
             max_ttl_s: 3_600,
+            pre_resolve: Vec::new(),
         }
     }
 }

@@ -185,6 +185,9 @@ fn thresholds(t: &Thresholds, f: &mut Findings) {
             f.rule(&format!("thresholds.{name}"), "must be greater than 0");
         }
     }
+    if t.probe_budget_per_min < 1 {
+        f.rule("thresholds.probe_budget_per_min", "must be at least 1");
+    }
     if t.failure_threshold < 1 {
         f.rule("thresholds.failure_threshold", "must be at least 1");
     }
@@ -241,6 +244,12 @@ fn biz_line<'c>(
                 owners.insert(normalize_host(host), name);
             }
         }
+    }
+    if !matches!(biz.detect_method.as_str(), "HEAD" | "GET" | "OPTIONS") {
+        f.rule(
+            &format!("{path}.detect_method"),
+            "must be HEAD, GET or OPTIONS",
+        );
     }
     if !biz.detect_path.starts_with('/') {
         f.rule(&format!("{path}.detect_path"), "must start with /");
@@ -371,7 +380,11 @@ fn httpdns(c: &Config, allow_cleartext: bool, f: &mut Findings) {
             f.rule(&format!("{path}.url"), why);
         }
     }
-    for (field, list) in [("hosts", &h.hosts), ("allow_private", &h.allow_private)] {
+    for (field, list) in [
+        ("hosts", &h.hosts),
+        ("allow_private", &h.allow_private),
+        ("pre_resolve", &h.pre_resolve),
+    ] {
         for (i, host) in list.iter().enumerate() {
             if !is_valid_host_pattern(host) {
                 f.rule(

@@ -215,6 +215,8 @@ fn document(v: &Value, f: &mut Findings) -> Config {
             ("window_ms", &mut th.window_ms),
             ("open_cooldown_ms", &mut th.open_cooldown_ms),
             ("revive_interval_ms", &mut th.revive_interval_ms),
+            ("detect_jitter_ms", &mut th.detect_jitter_ms),
+            ("startup_detect_delay_ms", &mut th.startup_detect_delay_ms),
         ] {
             if let Some(n) = t.get(key).and_then(|v| w.u64(&join("thresholds", key), v)) {
                 *slot = n;
@@ -223,6 +225,7 @@ fn document(v: &Value, f: &mut Findings) -> Config {
         for (key, slot) in [
             ("failure_threshold", &mut th.failure_threshold),
             ("max_retries", &mut th.max_retries),
+            ("probe_budget_per_min", &mut th.probe_budget_per_min),
         ] {
             if let Some(n) = t.get(key).and_then(|v| w.u32(&join("thresholds", key), v)) {
                 *slot = n;
@@ -267,6 +270,12 @@ fn document(v: &Value, f: &mut Findings) -> Config {
         }
         if let Some(list) = h.get("hosts").and_then(|v| w.strings("httpdns.hosts", v)) {
             d.hosts = list;
+        }
+        if let Some(list) = h
+            .get("pre_resolve")
+            .and_then(|v| w.strings("httpdns.pre_resolve", v))
+        {
+            d.pre_resolve = list;
         }
         if let Some(list) = h
             .get("allow_private")
@@ -318,6 +327,12 @@ fn biz_line(w: &mut Walk<'_>, path: &str, v: &Value) -> BizLine {
         .and_then(|v| w.string(&join(path, "detect_path"), v))
     {
         b.detect_path = s;
+    }
+    if let Some(s) = o
+        .get("detect_method")
+        .and_then(|v| w.string(&join(path, "detect_method"), v))
+    {
+        b.detect_method = s;
     }
     for (pool, slot) in [("http", &mut b.http), ("ws", &mut b.ws)] {
         let pool_path = join(path, pool);
