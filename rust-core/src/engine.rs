@@ -466,7 +466,7 @@ impl LineKit {
                 error: Some(e.to_string()),
             },
         };
-        if inner.is_open() {
+        {
             let event = TraceEvent {
                 kind: Some(TraceKind::Config),
                 at_ms: inner.clock.now_ms(),
@@ -476,7 +476,7 @@ impl LineKit {
                 }),
                 ..TraceEvent::default()
             };
-            inner.sink.emit(&event);
+            inner.emit(&event);
         }
         update
     }
@@ -556,6 +556,15 @@ impl Drop for LineKit {
 impl Inner {
     fn is_open(&self) -> bool {
         *self.open.read()
+    }
+
+    /// Emits a trace event unless closed; holds the read side of `open` while the sink
+    /// runs so that `close` waits for it.
+    fn emit(&self, event: &TraceEvent) {
+        let open = self.open.read();
+        if *open {
+            self.sink.emit(event);
+        }
     }
 
     fn close(&self) {
@@ -740,6 +749,11 @@ impl Inner {
                 let (outcome, status) = match &result {
                     TransportResult::Response { status, .. } => {
                         (Outcome::from_status(*status), Some(*status))
+                    }
+                    // A probe that gets no answer in time says the line is unreachable,
+                    // not merely slow to stream a body: count it as a connect timeout.
+                    TransportResult::Failed(crate::transport::TransportError::Timeout) => {
+                        (Outcome::ConnectTimeout, None)
                     }
                     TransportResult::Failed(e) => (e.outcome(), None),
                 };
