@@ -1,9 +1,5 @@
 //! Provider parsers on real-shaped payloads: every format, good and bad.
 
-use hickory_proto::op::{Message, MessageType, OpCode, Query, ResponseCode};
-use hickory_proto::rr::rdata::{A, AAAA, CNAME};
-use hickory_proto::rr::{Name, RData, Record, RecordType as HType};
-use linekit_core::dns::providers::doh_wire::{self, build_query, RecordType};
 use linekit_core::dns::providers::{aliyun, dnspod, doh_json, MAX_BODY_BYTES};
 use linekit_core::dns::{HostAnswer, ProviderError, ProviderFormat};
 use std::net::{Ipv4Addr, Ipv6Addr};
@@ -360,146 +356,156 @@ fn doh_json_aaaa_and_errors() {
 
 // ---------- RFC 8484 wire ----------
 
-fn name(s: &str) -> Name {
-    Name::from_ascii(s).unwrap_or_else(|_| panic!("{s}"))
-}
+#[cfg(feature = "doh-wire")]
+mod wire {
+    use super::*;
+    use hickory_proto::op::{Message, MessageType, OpCode, Query, ResponseCode};
+    use hickory_proto::rr::rdata::{A, AAAA, CNAME};
+    use hickory_proto::rr::{Name, RData, Record, RecordType as HType};
+    use linekit_core::dns::providers::doh_wire::{self, build_query, RecordType};
 
-fn response(qname: &str, qtype: HType, answers: Vec<Record>, rcode: ResponseCode) -> Vec<u8> {
-    let mut m = Message::new();
-    m.set_id(0)
-        .set_message_type(MessageType::Response)
-        .set_op_code(OpCode::Query)
-        .set_recursion_desired(true)
-        .set_recursion_available(true)
-        .set_response_code(rcode)
-        .add_query(Query::query(name(qname), qtype));
-    for r in answers {
-        m.add_answer(r);
+    fn name(s: &str) -> Name {
+        Name::from_ascii(s).unwrap_or_else(|_| panic!("{s}"))
     }
-    m.to_vec().unwrap_or_default()
-}
 
-#[test]
-fn wire_query_is_a_recursive_query_with_id_zero() {
-    let q = build_query("www.example.com", RecordType::Aaaa).unwrap_or_default();
-    let m = Message::from_vec(&q).unwrap_or_else(|_| panic!("decodes"));
-    assert_eq!(m.id(), 0);
-    assert_eq!(m.message_type(), MessageType::Query);
-    assert!(m.recursion_desired());
-    assert_eq!(m.queries().len(), 1);
-    assert_eq!(m.queries()[0].query_type(), HType::AAAA);
-    assert_eq!(m.queries()[0].name().to_ascii(), "www.example.com.");
-    assert!(build_query("", RecordType::A).is_err());
-    assert!(build_query("bad..name", RecordType::A).is_err());
-}
+    fn response(qname: &str, qtype: HType, answers: Vec<Record>, rcode: ResponseCode) -> Vec<u8> {
+        let mut m = Message::new();
+        m.set_id(0)
+            .set_message_type(MessageType::Response)
+            .set_op_code(OpCode::Query)
+            .set_recursion_desired(true)
+            .set_recursion_available(true)
+            .set_response_code(rcode)
+            .add_query(Query::query(name(qname), qtype));
+        for r in answers {
+            m.add_answer(r);
+        }
+        m.to_vec().unwrap_or_default()
+    }
 
-#[test]
-fn wire_answer_cname_chain_smallest_ttl() {
-    let body = response(
-        "www.example.com.",
-        HType::A,
-        vec![
-            Record::from_rdata(
-                name("www.example.com."),
-                300,
-                RData::CNAME(CNAME(name("edge.cdn.net."))),
-            ),
-            Record::from_rdata(
-                name("edge.cdn.net."),
-                60,
-                RData::A(A::new(93, 184, 216, 34)),
-            ),
-            Record::from_rdata(
-                name("edge.cdn.net."),
-                30,
-                RData::A(A::new(93, 184, 216, 35)),
-            ),
-            Record::from_rdata(
-                name("edge.cdn.net."),
-                20,
-                RData::AAAA(AAAA::from(v6("2606:2800::1"))),
-            ),
-        ],
-        ResponseCode::NoError,
-    );
-    let a = one(doh_wire::parse(&["WWW.example.com"], &body));
-    assert_eq!(a.host, "www.example.com");
-    assert_eq!(a.ipv4.len(), 2);
-    assert_eq!(a.ipv6, vec![v6("2606:2800::1")]);
-    assert_eq!(a.ttl_s, 20);
-    assert_eq!(
-        ProviderFormat::DohWire.parse(&[], &body).map(|v| v.len()),
-        Ok(1)
-    );
-}
+    #[test]
+    fn wire_query_is_a_recursive_query_with_id_zero() {
+        let q = build_query("www.example.com", RecordType::Aaaa).unwrap_or_default();
+        let m = Message::from_vec(&q).unwrap_or_else(|_| panic!("decodes"));
+        assert_eq!(m.id(), 0);
+        assert_eq!(m.message_type(), MessageType::Query);
+        assert!(m.recursion_desired());
+        assert_eq!(m.queries().len(), 1);
+        assert_eq!(m.queries()[0].query_type(), HType::AAAA);
+        assert_eq!(m.queries()[0].name().to_ascii(), "www.example.com.");
+        assert!(build_query("", RecordType::A).is_err());
+        assert!(build_query("bad..name", RecordType::A).is_err());
+    }
 
-#[test]
-fn wire_answer_errors() {
-    let h = &["www.example.com"][..];
-    let a_rec = || Record::from_rdata(name("www.example.com."), 60, RData::A(A::new(1, 2, 3, 4)));
-    assert_eq!(
-        doh_wire::parse(
-            h,
-            &response("www.example.com.", HType::A, vec![], ResponseCode::NXDomain)
-        ),
-        Err(ProviderError::NxDomain)
-    );
-    assert_eq!(
-        doh_wire::parse(
-            h,
-            &response("www.example.com.", HType::A, vec![], ResponseCode::ServFail)
-        ),
-        Err(ProviderError::ErrorCode("SERVFAIL".into()))
-    );
-    assert_eq!(
-        doh_wire::parse(
-            h,
-            &response("www.example.com.", HType::A, vec![], ResponseCode::NoError)
-        ),
-        Err(ProviderError::NoAddresses)
-    );
-    assert_eq!(
-        doh_wire::parse(
-            h,
-            &response(
-                "evil.example.net.",
-                HType::A,
-                vec![a_rec()],
-                ResponseCode::NoError
-            )
-        ),
-        Err(ProviderError::WrongHost)
-    );
-    // A query echoed back (QR bit clear) is not an answer.
-    let q = build_query("www.example.com", RecordType::A).unwrap_or_default();
-    assert_eq!(
-        doh_wire::parse(h, &q),
-        Err(ProviderError::Malformed("not a response"))
-    );
-    // Wrong ID.
-    let mut body = response(
-        "www.example.com.",
-        HType::A,
-        vec![a_rec()],
-        ResponseCode::NoError,
-    );
-    body[1] = 7;
-    assert_eq!(
-        doh_wire::parse(h, &body),
-        Err(ProviderError::Malformed("unexpected message ID"))
-    );
-    // Truncated message bytes.
-    let body = response(
-        "www.example.com.",
-        HType::A,
-        vec![a_rec()],
-        ResponseCode::NoError,
-    );
-    assert_eq!(
-        doh_wire::parse(h, &body[..body.len() - 3]),
-        Err(ProviderError::Malformed("DNS message"))
-    );
-    assert_eq!(doh_wire::parse(h, b""), Err(ProviderError::Empty));
+    #[test]
+    fn wire_answer_cname_chain_smallest_ttl() {
+        let body = response(
+            "www.example.com.",
+            HType::A,
+            vec![
+                Record::from_rdata(
+                    name("www.example.com."),
+                    300,
+                    RData::CNAME(CNAME(name("edge.cdn.net."))),
+                ),
+                Record::from_rdata(
+                    name("edge.cdn.net."),
+                    60,
+                    RData::A(A::new(93, 184, 216, 34)),
+                ),
+                Record::from_rdata(
+                    name("edge.cdn.net."),
+                    30,
+                    RData::A(A::new(93, 184, 216, 35)),
+                ),
+                Record::from_rdata(
+                    name("edge.cdn.net."),
+                    20,
+                    RData::AAAA(AAAA::from(v6("2606:2800::1"))),
+                ),
+            ],
+            ResponseCode::NoError,
+        );
+        let a = one(doh_wire::parse(&["WWW.example.com"], &body));
+        assert_eq!(a.host, "www.example.com");
+        assert_eq!(a.ipv4.len(), 2);
+        assert_eq!(a.ipv6, vec![v6("2606:2800::1")]);
+        assert_eq!(a.ttl_s, 20);
+        assert_eq!(
+            ProviderFormat::DohWire.parse(&[], &body).map(|v| v.len()),
+            Ok(1)
+        );
+    }
+
+    #[test]
+    fn wire_answer_errors() {
+        let h = &["www.example.com"][..];
+        let a_rec =
+            || Record::from_rdata(name("www.example.com."), 60, RData::A(A::new(1, 2, 3, 4)));
+        assert_eq!(
+            doh_wire::parse(
+                h,
+                &response("www.example.com.", HType::A, vec![], ResponseCode::NXDomain)
+            ),
+            Err(ProviderError::NxDomain)
+        );
+        assert_eq!(
+            doh_wire::parse(
+                h,
+                &response("www.example.com.", HType::A, vec![], ResponseCode::ServFail)
+            ),
+            Err(ProviderError::ErrorCode("SERVFAIL".into()))
+        );
+        assert_eq!(
+            doh_wire::parse(
+                h,
+                &response("www.example.com.", HType::A, vec![], ResponseCode::NoError)
+            ),
+            Err(ProviderError::NoAddresses)
+        );
+        assert_eq!(
+            doh_wire::parse(
+                h,
+                &response(
+                    "evil.example.net.",
+                    HType::A,
+                    vec![a_rec()],
+                    ResponseCode::NoError
+                )
+            ),
+            Err(ProviderError::WrongHost)
+        );
+        // A query echoed back (QR bit clear) is not an answer.
+        let q = build_query("www.example.com", RecordType::A).unwrap_or_default();
+        assert_eq!(
+            doh_wire::parse(h, &q),
+            Err(ProviderError::Malformed("not a response"))
+        );
+        // Wrong ID.
+        let mut body = response(
+            "www.example.com.",
+            HType::A,
+            vec![a_rec()],
+            ResponseCode::NoError,
+        );
+        body[1] = 7;
+        assert_eq!(
+            doh_wire::parse(h, &body),
+            Err(ProviderError::Malformed("unexpected message ID"))
+        );
+        // Truncated message bytes.
+        let body = response(
+            "www.example.com.",
+            HType::A,
+            vec![a_rec()],
+            ResponseCode::NoError,
+        );
+        assert_eq!(
+            doh_wire::parse(h, &body[..body.len() - 3]),
+            Err(ProviderError::Malformed("DNS message"))
+        );
+        assert_eq!(doh_wire::parse(h, b""), Err(ProviderError::Empty));
+    }
 }
 
 #[test]
@@ -508,4 +514,13 @@ fn provider_format_names_round_trip() {
         assert_eq!(f.as_str().parse::<ProviderFormat>(), Ok(f));
     }
     assert!("bind".parse::<ProviderFormat>().is_err());
+}
+
+#[cfg(not(feature = "doh-wire"))]
+#[test]
+fn doh_wire_without_the_feature_is_unsupported() {
+    assert_eq!(
+        ProviderFormat::DohWire.parse(&["h"], b"\x00\x00\x81\x80"),
+        Err(ProviderError::Unsupported)
+    );
 }

@@ -15,7 +15,7 @@
 //! short `parking_lot` mutex that is never held across I/O, clone the affected host map
 //! (copy-on-write of a `HashMap` of `Arc`s: a few hundred nanoseconds for the tens of hosts
 //! an app resolves, cheaper than a persistent map on the read side) and publish a new
-//! immutable [`Snapshot`]. A reader therefore sees either the old or the new snapshot,
+//! immutable snapshot. A reader therefore sees either the old or the new snapshot,
 //! never a mix (no torn record).
 //!
 //! # Networks

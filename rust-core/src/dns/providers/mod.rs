@@ -12,6 +12,10 @@
 //!
 //! A TTL of 0 means "the provider stated none"; the cache clamps it to `min_ttl_s`.
 //!
+//! The RFC 8484 wire parser ([`doh_wire`], hickory-proto) is behind the `doh-wire` cargo
+//! feature (enabled by `cli`) because of its binary size; without it `doh-wire` answers
+//! are [`ProviderError::Unsupported`].
+//!
 //! Errors never carry the payload: [`ProviderError`]'s `Display` names the problem only,
 //! so it is safe to log.
 
@@ -19,6 +23,7 @@ pub mod aliyun;
 mod chain;
 pub mod dnspod;
 pub mod doh_json;
+#[cfg(feature = "doh-wire")]
 pub mod doh_wire;
 
 use std::fmt;
@@ -102,6 +107,8 @@ pub enum ProviderError {
     NxDomain,
     /// The answer is well-formed but holds no address.
     NoAddresses,
+    /// The format is not compiled in (`doh-wire` without the `doh-wire` cargo feature).
+    Unsupported,
 }
 
 impl fmt::Display for ProviderError {
@@ -116,6 +123,7 @@ impl fmt::Display for ProviderError {
             ProviderError::ErrorCode(code) => write!(f, "provider error code {code}"),
             ProviderError::NxDomain => f.write_str("name does not exist (NXDOMAIN)"),
             ProviderError::NoAddresses => f.write_str("answer holds no address"),
+            ProviderError::Unsupported => f.write_str("format not compiled in"),
         }
     }
 }
@@ -133,6 +141,7 @@ impl ProviderError {
             ProviderError::ErrorCode(_) => "error_code",
             ProviderError::NxDomain => "nxdomain",
             ProviderError::NoAddresses => "no_addresses",
+            ProviderError::Unsupported => "unsupported",
         }
     }
 
@@ -194,7 +203,13 @@ impl ProviderFormat {
             ProviderFormat::AliyunBatch => aliyun::parse_batch(hosts, body),
             ProviderFormat::Dnspod => dnspod::parse(hosts, body),
             ProviderFormat::DohJson => doh_json::parse(hosts, body),
+            #[cfg(feature = "doh-wire")]
             ProviderFormat::DohWire => doh_wire::parse(hosts, body),
+            #[cfg(not(feature = "doh-wire"))]
+            ProviderFormat::DohWire => {
+                check_size(body)?;
+                Err(ProviderError::Unsupported)
+            }
         }
     }
 }
