@@ -7,24 +7,36 @@
 //! one pool they touch. A config update builds a new topology off to the side (carrying
 //! line statistics over by id) and publishes it atomically; config updates themselves are
 //! serialised by a separate mutex so two updates cannot both "win".
+//!
+//! Background work (detect probes, revive checks) runs on the engine's [`Runtime`] and
+//! reaches the network only through the [`Transport`]; with no transport the engine never
+//! probes. Probe results feed the same statistics and breakers as real traffic. Every
+//! request the engine starts has its own deadline timer, so a transport that never
+//! answers cannot keep a business line "in flight" forever. [`LineKit::close`] stops the
+//! runtime, drops in-flight requests and returns once no engine callback is running; no
+//! trace event is emitted after it returns.
 
 use crate::clock::{Clock, SystemClock};
 use crate::config::source::{check_update, resolve, ConfigSource, ConfigSources, LastGoodStore};
 use crate::config::validate::parse_config;
 use crate::config::Config;
+use crate::detect::{DetectScheduler, Plan, Trigger};
 use crate::line::headers;
 use crate::line::pool::PoolSnapshot;
-use crate::line::{Outcome, Protocol};
+use crate::line::{Outcome, Protocol, WsEvent};
+use crate::net::{NetworkMonitor, NetworkState};
+use crate::runtime::{Runtime, TimerId};
 use crate::trace::event::NoopSink;
 use crate::trace::redact::host_group;
 use crate::trace::{Reason, Sampler, TraceEvent, TraceKind, TraceSink};
+use crate::transport::{Completion, RequestKind, Transport, TransportRequest, TransportResult};
 use crate::{Error, Result};
 use arc_swap::ArcSwap;
-use parking_lot::Mutex;
-use std::collections::BTreeMap;
+use parking_lot::{Mutex, RwLock};
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
 
 pub use crate::line::router::{RouteDecision, RouteRequest, Topology};
 
@@ -90,8 +102,36 @@ struct State {
     sampler: Sampler,
 }
 
-/// The engine.
-pub struct LineKit {
+/// A request the engine started and is waiting for.
+#[derive(Debug)]
+enum Pending {
+    /// A detect probe of one line.
+    Probe {
+        biz: Arc<str>,
+        protocol: Protocol,
+        line: Arc<str>,
+        started_at: u64,
+    },
+}
+
+#[derive(Debug)]
+struct InFlight {
+    pending: Pending,
+    deadline: Option<TimerId>,
+}
+
+/// How the engine's background runtime runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RuntimeMode {
+    /// A `linekit-runtime` thread runs timers on the real clock (production).
+    #[default]
+    Threaded,
+    /// No thread: the owner calls [`LineKit::run_due`] after moving a manual clock
+    /// (tests and `linekit replay`).
+    Manual,
+}
+
+struct Inner {
     state: ArcSwap<State>,
     update_lock: Mutex<()>,
     manual_downgrade: AtomicBool,
@@ -100,19 +140,45 @@ pub struct LineKit {
     seed: u64,
     last_good: Option<LastGoodStore>,
     source: ConfigSource,
+    runtime: Runtime,
+    transport: Option<Arc<dyn Transport>>,
+    detect: Mutex<DetectScheduler>,
+    network: Mutex<NetworkMonitor>,
+    inflight: Mutex<HashMap<u64, InFlight>>,
+    next_request_id: AtomicU64,
+    /// `true` while open. Callbacks from transports hold the read side while they work;
+    /// `close` takes the write side, so once it returns no callback is running.
+    open: RwLock<bool>,
+}
+
+/// The engine. Cheap to share behind an `Arc`; all methods take `&self`.
+pub struct LineKit {
+    inner: Arc<Inner>,
 }
 
 impl std::fmt::Debug for LineKit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LineKit")
             .field("version", &self.config().version)
-            .field("source", &self.source)
+            .field("source", &self.inner.source)
             .finish_non_exhaustive()
     }
 }
 
+struct Parts {
+    config: Config,
+    source: ConfigSource,
+    clock: Arc<dyn Clock>,
+    sink: Arc<dyn TraceSink>,
+    seed: u64,
+    last_good: Option<LastGoodStore>,
+    transport: Option<Arc<dyn Transport>>,
+    mode: RuntimeMode,
+}
+
 impl LineKit {
-    /// An engine over a validated config with an explicit clock, sink and install seed.
+    /// An engine over a validated config with an explicit clock, sink and install seed; no
+    /// transport (never probes) and a manual runtime.
     pub fn new(
         config: Config,
         clock: Arc<dyn Clock>,
@@ -120,39 +186,66 @@ impl LineKit {
         seed: u64,
     ) -> Result<Self> {
         crate::config::validate::validate(&config)?;
-        Ok(Self::assemble(
+        Self::assemble(Parts {
             config,
-            ConfigSource::Remote,
+            source: ConfigSource::Remote,
             clock,
             sink,
             seed,
-            None,
-        ))
+            last_good: None,
+            transport: None,
+            mode: RuntimeMode::Manual,
+        })
     }
 
-    fn assemble(
-        config: Config,
-        source: ConfigSource,
-        clock: Arc<dyn Clock>,
-        sink: Arc<dyn TraceSink>,
-        seed: u64,
-        last_good: Option<LastGoodStore>,
-    ) -> Self {
-        let state = Self::make_state(Arc::new(config), seed, None).unwrap_or_else(|e| {
+    fn assemble(p: Parts) -> Result<Self> {
+        let state = Self::make_state(Arc::new(p.config), p.seed, None).or_else(|e| {
             log::warn!("linekit: config could not be built into pools ({e}); routing nothing");
-            Self::make_state(Arc::new(Config::default()), seed, None)
-                .expect("empty config always builds")
-        });
-        LineKit {
-            state: ArcSwap::from_pointee(state),
-            update_lock: Mutex::new(()),
-            manual_downgrade: AtomicBool::new(false),
-            clock,
-            sink,
-            seed,
-            last_good,
-            source,
+            Self::make_state(Arc::new(Config::default()), p.seed, None)
+        })?;
+        let now = p.clock.now_ms();
+        let runtime = match p.mode {
+            RuntimeMode::Manual => Runtime::manual(p.clock.clone()),
+            RuntimeMode::Threaded => Runtime::threaded(p.clock.clone()).map_err(|e| {
+                Error::InvalidArgument(format!("cannot start the runtime thread: {e}"))
+            })?,
+        };
+        let detect = DetectScheduler::new(&state.topology.config.thresholds, p.seed, now);
+        let kit = LineKit {
+            inner: Arc::new(Inner {
+                state: ArcSwap::from_pointee(state),
+                update_lock: Mutex::new(()),
+                manual_downgrade: AtomicBool::new(false),
+                clock: p.clock,
+                sink: p.sink,
+                seed: p.seed,
+                last_good: p.last_good,
+                source: p.source,
+                runtime,
+                transport: p.transport,
+                detect: Mutex::new(detect),
+                network: Mutex::new(NetworkMonitor::new()),
+                inflight: Mutex::new(HashMap::new()),
+                next_request_id: AtomicU64::new(1),
+                open: RwLock::new(true),
+            }),
+        };
+        if kit.inner.transport.is_some() {
+            let biz: Vec<Arc<str>> = kit
+                .inner
+                .state
+                .load()
+                .topology
+                .biz
+                .iter()
+                .map(|b| b.name.clone())
+                .collect();
+            for b in &biz {
+                kit.inner.trigger(b, Trigger::Startup);
+            }
+            Inner::schedule_revive(&kit.inner);
         }
+        Ok(kit)
     }
 
     fn make_state(config: Arc<Config>, seed: u64, previous: Option<&Topology>) -> Result<State> {
@@ -170,35 +263,36 @@ impl LineKit {
 
     /// The config in force.
     pub fn config(&self) -> Arc<Config> {
-        self.state.load().topology.config.clone()
+        self.inner.state.load().topology.config.clone()
     }
 
     /// Which source the start-up config came from.
     pub fn config_source(&self) -> ConfigSource {
-        self.source
+        self.inner.source
     }
 
     /// The clock the engine runs on.
     pub fn clock(&self) -> &Arc<dyn Clock> {
-        &self.clock
+        &self.inner.clock
     }
 
     /// Whether the kill switch is on (config flag or [`LineKit::set_downgrade`]).
     pub fn downgrade(&self) -> bool {
-        self.manual_downgrade.load(Ordering::Relaxed) || self.state.load().topology.config.downgrade
+        self.inner.manual_downgrade.load(Ordering::Relaxed)
+            || self.inner.state.load().topology.config.downgrade
     }
 
     /// Routes one request.
     pub fn route(&self, req: &RouteRequest<'_>) -> RouteDecision {
-        let state = self.state.load();
-        let now = self.clock.now_ms();
+        let inner = &self.inner;
+        let state = inner.state.load();
+        let now = inner.clock.now_ms();
         let decision =
             state
                 .topology
-                .route(req, now, self.manual_downgrade.load(Ordering::Relaxed));
+                .route(req, now, inner.manual_downgrade.load(Ordering::Relaxed));
         if state.sampler.sample() {
-            self.sink
-                .emit(&route_event(req, &decision, now, self.downgrade()));
+            inner.emit(&route_event(req, &decision, now, self.downgrade()));
         }
         decision
     }
@@ -233,10 +327,13 @@ impl LineKit {
     }
 
     /// Records the outcome of one attempt. Unknown business lines or lines are ignored
-    /// (the report may belong to a config that was just replaced).
+    /// (the report may belong to a config that was just replaced). Slow requests, a line
+    /// reaching `failure_threshold` consecutive faults and WebSocket handshake failures
+    /// trigger a detect of the business line.
     pub fn report(&self, report: &Report<'_>) {
-        let state = self.state.load();
-        let now = self.clock.now_ms();
+        let inner = &self.inner;
+        let state = inner.state.load();
+        let now = inner.clock.now_ms();
         let topo = &state.topology;
         let biz = match (report.biz, report.host) {
             (Some(name), _) => topo.biz_entry(name),
@@ -250,7 +347,7 @@ impl LineKit {
         let Some(pool) = biz.pool(report.protocol) else {
             return;
         };
-        let line_id = {
+        let (line_id, faults) = {
             let mut pool = pool.lock();
             let index = match (report.line, report.host) {
                 (Some(id), _) => pool.index_of(id),
@@ -259,29 +356,118 @@ impl LineKit {
             };
             let Some(index) = index else { return };
             pool.record(now, index, report.outcome, report.status, report.cost_ms);
-            pool.lines()[index].id.clone()
+            let line = &pool.lines()[index];
+            (line.id.clone(), line.consecutive_faults)
         };
-        if state.sampler.sample() {
-            self.sink
-                .emit(&report_event(report, &biz.name, &line_id, now));
+        if inner.transport.is_some() && !report.outcome.is_ignored() {
+            let t = &topo.config.thresholds;
+            let trigger =
+                if report.protocol == Protocol::Ws && report.outcome.is_line_fault(report.status) {
+                    Some(Trigger::WsHandshakeFailure)
+                } else if faults >= t.failure_threshold {
+                    Some(Trigger::ConsecutiveFailures)
+                } else if report.outcome == Outcome::Ok && report.cost_ms > t.slow_request_ms {
+                    Some(Trigger::SlowRequest)
+                } else {
+                    None
+                };
+            if let Some(trigger) = trigger {
+                inner.trigger(&biz.name, trigger);
+            }
         }
+        if state.sampler.sample() {
+            inner.emit(&report_event(report, &biz.name, &line_id, now));
+        }
+    }
+
+    /// Records a WebSocket lifecycle event on line `line` of business line `biz`'s `ws`
+    /// pool (see [`crate::line::ws`] for what counts). A handshake failure or an early
+    /// abnormal close is a line fault and triggers a detect of the business line.
+    pub fn report_ws(&self, biz: &str, line: &str, event: WsEvent) {
+        let stable_ms = self
+            .inner
+            .state
+            .load()
+            .topology
+            .config
+            .thresholds
+            .ws_stable_ms;
+        let Some((outcome, status, cost_ms)) = event.to_outcome(stable_ms) else {
+            return;
+        };
+        self.report(&Report {
+            protocol: Protocol::Ws,
+            status,
+            ..Report::new(biz, line, outcome, cost_ms)
+        });
+    }
+
+    /// Asks for a detect of business line `biz` now (skipping the cooldown, not the
+    /// single-flight rule or the probe budget). Returns whether one was scheduled.
+    pub fn detect(&self, biz: &str) -> bool {
+        let Some(name) = self
+            .inner
+            .state
+            .load()
+            .topology
+            .biz_entry(biz)
+            .map(|b| b.name.clone())
+        else {
+            return false;
+        };
+        self.inner.trigger(&name, Trigger::Manual)
+    }
+
+    /// The platform reported a new default network (or a change of the current one).
+    /// A network that becomes validated triggers a detect of every business line.
+    pub fn on_network_changed(&self, network: NetworkState) {
+        let inner = &self.inner;
+        let became_validated = {
+            let mut monitor = inner.network.lock();
+            let before = monitor.state().clone();
+            monitor.on_network_changed(network.clone());
+            network.validated && (!before.validated || before.handle != network.handle)
+        };
+        if became_validated && inner.transport.is_some() {
+            let biz: Vec<Arc<str>> = inner
+                .state
+                .load()
+                .topology
+                .biz
+                .iter()
+                .map(|b| b.name.clone())
+                .collect();
+            for b in &biz {
+                inner.trigger(b, Trigger::NetworkValidated);
+            }
+        }
+    }
+
+    /// The last network the platform reported.
+    pub fn network(&self) -> NetworkState {
+        self.inner.network.lock().state().clone()
     }
 
     /// Offers a new remote config (JSON text). It applies only if it validates and its
     /// version is newer than the one in force; an applied config is persisted as the
     /// last good remote config.
     pub fn update_config(&self, json: &str) -> ConfigUpdate {
-        let _serial = self.update_lock.lock();
-        let current = self.state.load();
+        let inner = &self.inner;
+        let _serial = inner.update_lock.lock();
+        let current = inner.state.load();
         let version = current.topology.config.version;
         let result = parse_config(json)
             .and_then(|c| check_update(version, &c).map(|()| c))
-            .and_then(|c| Self::make_state(Arc::new(c), self.seed, Some(&current.topology)));
+            .and_then(|c| Self::make_state(Arc::new(c), inner.seed, Some(&current.topology)));
         let update = match result {
             Ok(state) => {
                 let v = state.topology.config.version;
-                self.state.store(Arc::new(state));
-                if let Some(store) = &self.last_good {
+                inner
+                    .detect
+                    .lock()
+                    .set_thresholds(&state.topology.config.thresholds, inner.clock.now_ms());
+                inner.state.store(Arc::new(state));
+                if let Some(store) = &inner.last_good {
                     if let Err(e) = store.save(json) {
                         log::warn!("linekit: could not persist the applied config: {e}");
                     }
@@ -298,28 +484,30 @@ impl LineKit {
                 error: Some(e.to_string()),
             },
         };
-        let event = TraceEvent {
-            kind: Some(TraceKind::Config),
-            at_ms: self.clock.now_ms(),
-            detail: Some(match &update.error {
-                None => format!("applied version {}", update.version),
-                Some(e) => format!("rejected: {e}"),
-            }),
-            ..TraceEvent::default()
-        };
-        self.sink.emit(&event);
+        {
+            let event = TraceEvent {
+                kind: Some(TraceKind::Config),
+                at_ms: inner.clock.now_ms(),
+                detail: Some(match &update.error {
+                    None => format!("applied version {}", update.version),
+                    Some(e) => format!("rejected: {e}"),
+                }),
+                ..TraceEvent::default()
+            };
+            inner.emit(&event);
+        }
         update
     }
 
     /// Turns the runtime kill switch on or off (the config's `downgrade` flag still applies).
     pub fn set_downgrade(&self, on: bool) {
-        self.manual_downgrade.store(on, Ordering::Relaxed);
+        self.inner.manual_downgrade.store(on, Ordering::Relaxed);
     }
 
     /// Every pool's ranked lines, keyed `"biz/protocol"`.
     pub fn pools(&self) -> BTreeMap<String, PoolSnapshot> {
-        let state = self.state.load();
-        let now = self.clock.now_ms();
+        let state = self.inner.state.load();
+        let now = self.inner.clock.now_ms();
         let mut out = BTreeMap::new();
         for biz in &state.topology.biz {
             for protocol in [Protocol::Http, Protocol::Ws] {
@@ -339,11 +527,342 @@ impl LineKit {
         serde_json::json!({
             "version": self.config().version,
             "downgrade": self.downgrade(),
-            "source": self.source.as_str(),
+            "source": self.inner.source.as_str(),
+            "network": {
+                "handle": self.network().handle,
+                "validated": self.network().validated,
+            },
             "pools": self.pools(),
         })
         .to_string()
     }
+
+    /// Runs background tasks that are due (manual runtime mode); returns how many ran.
+    pub fn run_due(&self) -> usize {
+        self.inner.runtime.run_due()
+    }
+
+    /// The earliest pending background deadline (manual runtime mode).
+    pub fn next_deadline(&self) -> Option<u64> {
+        self.inner.runtime.next_deadline()
+    }
+
+    /// Requests started and not finished yet.
+    pub fn in_flight(&self) -> usize {
+        self.inner.inflight.lock().len()
+    }
+
+    /// Stops background work: cancels timers, drops in-flight requests (their late
+    /// completions are ignored) and stops the runtime thread. Returns once no engine
+    /// callback is running; routing keeps working afterwards (it needs no runtime).
+    pub fn close(&self) {
+        self.inner.close();
+    }
+
+    /// Whether [`LineKit::close`] was called.
+    pub fn is_closed(&self) -> bool {
+        !self.inner.is_open()
+    }
+}
+
+impl Drop for LineKit {
+    fn drop(&mut self) {
+        self.inner.close();
+    }
+}
+
+impl Inner {
+    fn is_open(&self) -> bool {
+        *self.open.read()
+    }
+
+    /// Emits a trace event unless closed; holds the read side of `open` while the sink
+    /// runs so that `close` waits for it.
+    fn emit(&self, event: &TraceEvent) {
+        let open = self.open.read();
+        if *open {
+            self.sink.emit(event);
+        }
+    }
+
+    fn close(&self) {
+        {
+            let mut open = self.open.write();
+            if !*open {
+                return;
+            }
+            *open = false;
+        }
+        self.runtime.close();
+        let cancelled: Vec<u64> = self.inflight.lock().drain().map(|(id, _)| id).collect();
+        if let Some(transport) = &self.transport {
+            for id in cancelled {
+                transport.cancel(id);
+            }
+        }
+    }
+
+    /// Feeds a trigger to the detect scheduler; schedules the detect when it says so.
+    fn trigger(self: &Arc<Self>, biz: &Arc<str>, trigger: Trigger) -> bool {
+        if self.transport.is_none() || !self.is_open() {
+            return false;
+        }
+        let now = self.clock.now_ms();
+        let plan = self.detect.lock().request(biz, trigger, now);
+        match plan {
+            Plan::StartAt { at, token } => {
+                let weak = Arc::downgrade(self);
+                let name = biz.clone();
+                let scheduled = self.runtime.schedule_at(
+                    at,
+                    Box::new(move || {
+                        if let Some(inner) = weak.upgrade() {
+                            inner.run_detect(&name, token, trigger);
+                        }
+                    }),
+                );
+                if scheduled.is_none() {
+                    self.detect.lock().abandon(biz);
+                }
+                scheduled.is_some()
+            }
+            Plan::InFlight | Plan::CoolingDown { .. } => false,
+        }
+    }
+
+    /// Probes the lines of `biz` that admit a probe (closed, or half-open as their single
+    /// trial), as many as the budget grants, the sticky line first.
+    fn run_detect(self: &Arc<Self>, biz: &Arc<str>, token: u64, trigger: Trigger) {
+        let now = self.clock.now_ms();
+        let state = self.state.load();
+        let Some(entry) = state.topology.biz_entry(biz) else {
+            self.detect.lock().abandon(biz);
+            return;
+        };
+        let mut candidates: Vec<(Protocol, usize)> = Vec::new();
+        for protocol in [Protocol::Http, Protocol::Ws] {
+            if let Some(pool) = entry.pool(protocol) {
+                let pool = pool.lock();
+                let current = pool.current();
+                let mut order: Vec<usize> = (0..pool.lines().len())
+                    .filter(|&i| !pool.lines()[i].breaker.is_open(now))
+                    .collect();
+                order.sort_by_key(|&i| (i != current, i));
+                candidates.extend(order.into_iter().map(|i| (protocol, i)));
+            }
+        }
+        let Some(granted) = self
+            .detect
+            .lock()
+            .begin(biz, token, candidates.len() as u32, now)
+        else {
+            return; // rescheduled earlier, or abandoned
+        };
+        let granted = granted as usize;
+        if granted < candidates.len() {
+            log::info!(
+                "linekit: detect of {biz} ({trigger}) limited by the probe budget: {granted} of {}",
+                candidates.len()
+            );
+        }
+        let config = &state.topology.config;
+        let biz_config = config.biz_lines.get(&**biz);
+        let (path, method) = biz_config
+            .map(|b| (b.detect_path.as_str(), b.detect_method.as_str()))
+            .unwrap_or(("/line/ping", "HEAD"));
+        let mut unused = 0;
+        for &(protocol, index) in candidates.iter().take(granted) {
+            let Some(pool) = entry.pool(protocol) else {
+                continue;
+            };
+            let (line, url) = {
+                let mut pool = pool.lock();
+                if pool.try_admit(now, index) == crate::line::Admission::Rejected {
+                    unused += 1;
+                    continue;
+                }
+                let line = &pool.lines()[index];
+                (line.id.clone(), probe_url(&line.endpoint, path))
+            };
+            self.start_request(
+                RequestKind::Probe,
+                method,
+                url,
+                config.thresholds.timeout_ms,
+                Pending::Probe {
+                    biz: biz.clone(),
+                    protocol,
+                    line,
+                    started_at: now,
+                },
+            );
+        }
+        if unused > 0 {
+            self.detect.lock().unused(biz, unused);
+        }
+    }
+
+    /// Starts one request through the transport with its own deadline timer.
+    fn start_request(
+        self: &Arc<Self>,
+        kind: RequestKind,
+        method: &str,
+        url: String,
+        timeout_ms: u64,
+        pending: Pending,
+    ) {
+        let Some(transport) = self.transport.clone() else {
+            return;
+        };
+        let id = self.next_request_id.fetch_add(1, Ordering::Relaxed);
+        let weak = Arc::downgrade(self);
+        let deadline = self.runtime.schedule_in(
+            timeout_ms,
+            Box::new(move || {
+                if let Some(inner) = weak.upgrade() {
+                    if let Some(t) = &inner.transport {
+                        t.cancel(id);
+                    }
+                    inner.finish(
+                        id,
+                        TransportResult::Failed(crate::transport::TransportError::Timeout),
+                    );
+                }
+            }),
+        );
+        self.inflight
+            .lock()
+            .insert(id, InFlight { pending, deadline });
+        let weak: Weak<Inner> = Arc::downgrade(self);
+        transport.start(
+            TransportRequest {
+                id,
+                kind,
+                method: method.to_string(),
+                url,
+                headers: Vec::new(),
+                timeout_ms,
+            },
+            Completion::new(move |result| {
+                if let Some(inner) = weak.upgrade() {
+                    inner.finish(id, result);
+                }
+            }),
+        );
+    }
+
+    /// A request finished (answer, error or deadline): applies its result once.
+    fn finish(self: &Arc<Self>, id: u64, result: TransportResult) {
+        let open = self.open.read();
+        if !*open {
+            return;
+        }
+        let Some(flight) = self.inflight.lock().remove(&id) else {
+            return;
+        };
+        if let Some(timer) = flight.deadline {
+            self.runtime.cancel(timer);
+        }
+        let now = self.clock.now_ms();
+        match flight.pending {
+            Pending::Probe {
+                biz,
+                protocol,
+                line,
+                started_at,
+            } => {
+                let (outcome, status) = match &result {
+                    TransportResult::Response { status, .. } => {
+                        (Outcome::from_status(*status), Some(*status))
+                    }
+                    // A probe that gets no answer in time says the line is unreachable,
+                    // not merely slow to stream a body: count it as a connect timeout.
+                    TransportResult::Failed(crate::transport::TransportError::Timeout) => {
+                        (Outcome::ConnectTimeout, None)
+                    }
+                    TransportResult::Failed(e) => (e.outcome(), None),
+                };
+                let cost = now.saturating_sub(started_at);
+                let state = self.state.load();
+                if let Some(pool) = state
+                    .topology
+                    .biz_entry(&biz)
+                    .and_then(|b| b.pool(protocol))
+                {
+                    let mut pool = pool.lock();
+                    if let Some(index) = pool.index_of(&line) {
+                        pool.record(now, index, outcome, status, cost);
+                    }
+                }
+                self.detect.lock().probe_finished(&biz);
+                if state.sampler.sample() {
+                    self.sink.emit(&TraceEvent {
+                        kind: Some(TraceKind::Probe),
+                        at_ms: now,
+                        biz: Some(biz.to_string()),
+                        protocol: Some(protocol.as_str()),
+                        line: Some(line.to_string()),
+                        outcome: Some(outcome.as_str()),
+                        status,
+                        total_ms: Some(cost),
+                        ..TraceEvent::default()
+                    });
+                }
+            }
+        }
+    }
+
+    /// Every `revive_interval_ms`, business lines with an open or half-open line get a
+    /// detect (subject to the usual rules), so a recovered line can come back.
+    fn schedule_revive(self: &Arc<Self>) {
+        let interval = self
+            .state
+            .load()
+            .topology
+            .config
+            .thresholds
+            .revive_interval_ms;
+        let weak = Arc::downgrade(self);
+        self.runtime.schedule_in(
+            interval,
+            Box::new(move || {
+                let Some(inner) = weak.upgrade() else { return };
+                let now = inner.clock.now_ms();
+                let state = inner.state.load();
+                let needing: Vec<Arc<str>> = state
+                    .topology
+                    .biz
+                    .iter()
+                    .filter(|b| {
+                        [Protocol::Http, Protocol::Ws].iter().any(|p| {
+                            b.pool(*p).is_some_and(|pool| {
+                                pool.lock().lines().iter().any(|l| {
+                                    l.breaker.state(now) != crate::line::BreakerState::Closed
+                                })
+                            })
+                        })
+                    })
+                    .map(|b| b.name.clone())
+                    .collect();
+                for b in &needing {
+                    inner.trigger(b, Trigger::Revive);
+                }
+                Inner::schedule_revive(&inner);
+            }),
+        );
+    }
+}
+
+/// The probe URL of a line: its own origin (never routed), HTTP family, plus the path.
+fn probe_url(endpoint: &crate::line::Endpoint, path: &str) -> String {
+    let scheme = if endpoint.scheme.is_cleartext() {
+        "http"
+    } else {
+        "https"
+    };
+    let origin: &str = &endpoint.origin;
+    let authority = origin.split_once("://").map_or(origin, |(_, a)| a);
+    format!("{scheme}://{authority}{path}")
 }
 
 fn route_event(req: &RouteRequest<'_>, d: &RouteDecision, now: u64, downgrade: bool) -> TraceEvent {
@@ -394,6 +913,8 @@ pub struct LineKitBuilder {
     clock: Option<Arc<dyn Clock>>,
     sink: Option<Arc<dyn TraceSink>>,
     seed: Option<u64>,
+    transport: Option<Arc<dyn Transport>>,
+    mode: RuntimeMode,
 }
 
 impl LineKitBuilder {
@@ -437,6 +958,17 @@ impl LineKitBuilder {
         self
     }
 
+    /// The transport for probes and HTTPDNS queries (none: the engine never probes).
+    pub fn transport(mut self, transport: Arc<dyn Transport>) -> Self {
+        self.transport = Some(transport);
+        self
+    }
+    /// How background work runs (threaded by default).
+    pub fn runtime_mode(mut self, mode: RuntimeMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
     /// Builds the engine. It never fails for a bad config source: each bad level is
     /// logged and skipped, down to the hard-coded config.
     pub fn build(self) -> Result<LineKit> {
@@ -465,13 +997,15 @@ impl LineKitBuilder {
         for (source, err) in &resolved.skipped {
             log::warn!("linekit: config source {} skipped: {err}", source.as_str());
         }
-        Ok(LineKit::assemble(
-            resolved.config,
-            resolved.source,
-            self.clock.unwrap_or_else(|| Arc::new(SystemClock::new())),
-            self.sink.unwrap_or_else(|| Arc::new(NoopSink)),
-            self.seed.unwrap_or_else(|| fastrand::u64(..)),
+        LineKit::assemble(Parts {
+            config: resolved.config,
+            source: resolved.source,
+            clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock::new())),
+            sink: self.sink.unwrap_or_else(|| Arc::new(NoopSink)),
+            seed: self.seed.unwrap_or_else(|| fastrand::u64(..)),
             last_good,
-        ))
+            transport: self.transport,
+            mode: self.mode,
+        })
     }
 }

@@ -23,13 +23,18 @@
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod detect;
+pub mod dns;
 pub mod engine;
 pub mod error;
 pub mod host_pattern;
 pub mod line;
+pub mod net;
 pub mod replay;
+pub mod runtime;
 pub mod store;
 pub mod trace;
+pub mod transport;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use engine::LineKit;

@@ -9,13 +9,17 @@
 
 use crate::clock::ManualClock;
 use crate::config::validate::parse_config;
-use crate::engine::{LineKit, Report};
-use crate::line::{Outcome, Protocol};
+use crate::engine::{LineKit, Report, RuntimeMode};
+use crate::line::{Outcome, Protocol, WsEvent};
+use crate::net::{NetworkState, PrivateDnsMode};
 use crate::trace::event::NoopSink;
+use crate::transport::{Completion, Transport, TransportError, TransportRequest, TransportResult};
 use crate::{Error, Result};
+use parking_lot::Mutex;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::io::Write;
 use std::sync::Arc;
 
@@ -93,6 +97,18 @@ pub enum Step {
         /// `http` (default) or `ws`.
         #[serde(default)]
         protocol: Option<String>,
+        /// `ws_closed`: close code.
+        #[serde(default)]
+        code: Option<u16>,
+        /// `ws_closed`: open → close; `ws_first_message`: open → first message.
+        #[serde(default)]
+        duration_ms: Option<u64>,
+        /// `ws_closed`: `remote` (default), `network_changed`, `background`, `local`.
+        #[serde(default)]
+        cause: Option<String>,
+        /// `ws_handshake_failed` without a response: the failure kind (an outcome name).
+        #[serde(default)]
+        error: Option<String>,
     },
     /// The default network changed.
     Network {
@@ -139,6 +155,32 @@ pub enum Step {
         /// Virtual time.
         at: u64,
     },
+    /// Answer a request the engine started (a `request` output line).
+    Respond {
+        /// Virtual time.
+        at: u64,
+        /// The request's id.
+        id: u64,
+        /// HTTP status (default 200 when no `error`).
+        #[serde(default)]
+        status: Option<u16>,
+        /// Response body as text.
+        #[serde(default)]
+        body: Option<String>,
+        /// Response body as hex.
+        #[serde(default)]
+        body_hex: Option<String>,
+        /// Transport error instead of a response (`connect_refused`, `timeout`, …).
+        #[serde(default)]
+        error: Option<String>,
+    },
+    /// Ask for a detect of a business line.
+    Detect {
+        /// Virtual time.
+        at: u64,
+        /// Business line.
+        biz: String,
+    },
 }
 
 fn get() -> String {
@@ -153,6 +195,8 @@ impl Step {
             | Step::Network { at, .. }
             | Step::Config { at, .. }
             | Step::Downgrade { at, .. }
+            | Step::Respond { at, .. }
+            | Step::Detect { at, .. }
             | Step::State { at }
             | Step::Tick { at } => *at,
         }
@@ -205,9 +249,13 @@ pub fn parse_scenario(text: &str) -> Result<(String, u64, Vec<Step>)> {
                 ..
             } => {
                 protocol(p, &path)?;
-                outcome
-                    .parse::<Outcome>()
-                    .map_err(|e| Error::InvalidArgument(format!("{path}.outcome: {e}")))?;
+                if outcome.starts_with("ws_") {
+                    ws_event(&step).map_err(|e| Error::InvalidArgument(format!("{path}: {e}")))?;
+                } else {
+                    outcome
+                        .parse::<Outcome>()
+                        .map_err(|e| Error::InvalidArgument(format!("{path}.outcome: {e}")))?;
+                }
                 if line.is_none() && host.is_none() {
                     return Err(Error::InvalidArgument(format!(
                         "{path}: a report needs `line` or `host`"
@@ -222,6 +270,28 @@ pub fn parse_scenario(text: &str) -> Result<(String, u64, Vec<Step>)> {
                     "{path}.private_dns: expected off, opportunistic or strict"
                 )));
             }
+            Step::Respond {
+                body,
+                body_hex,
+                error,
+                status,
+                ..
+            } => {
+                if body.is_some() && body_hex.is_some() {
+                    return Err(Error::InvalidArgument(format!(
+                        "{path}: give `body` or `body_hex`, not both"
+                    )));
+                }
+                if let Some(hex) = body_hex {
+                    decode_hex(hex)
+                        .map_err(|e| Error::InvalidArgument(format!("{path}.body_hex: {e}")))?;
+                }
+                if error.is_some() && (status.is_some() || body.is_some() || body_hex.is_some()) {
+                    return Err(Error::InvalidArgument(format!(
+                        "{path}: an `error` has no status or body"
+                    )));
+                }
+            }
             _ => {}
         }
         steps.push(step);
@@ -232,17 +302,143 @@ pub fn parse_scenario(text: &str) -> Result<(String, u64, Vec<Step>)> {
 /// Runs a scenario, writing JSON Lines to `out`.
 pub fn run(text: &str, out: &mut dyn Write) -> Result<()> {
     let (config_text, seed, steps) = parse_scenario(text)?;
-    let config = parse_config(&config_text)?;
+    parse_config(&config_text)?;
     let clock = ManualClock::new(0, 1_700_000_000_000);
-    let engine = LineKit::new(config, Arc::new(clock.clone()), Arc::new(NoopSink), seed)?;
-    let mut network: Option<Value> = None;
+    let transport = Arc::new(ScriptedTransport::default());
+    let engine = LineKit::builder()
+        .config_json(config_text)
+        .clock(Arc::new(clock.clone()))
+        .seed(seed)
+        .transport(transport.clone())
+        .runtime_mode(RuntimeMode::Manual)
+        .trace_sink(Arc::new(NoopSink))
+        .build()?;
+    let mut emit =
+        |v: Value| writeln!(out, "{v}").map_err(|e| Error::InvalidArgument(format!("output: {e}")));
     for step in &steps {
+        // Fire every timer due before this step, each at its own time.
+        while let Some(deadline) = engine.next_deadline().filter(|d| *d <= step.at()) {
+            clock.set_now(deadline);
+            engine.run_due();
+            for r in transport.drain_started() {
+                emit(request_line(deadline, &r))?;
+            }
+        }
         clock.set_now(step.at());
-        if let Some(line) = execute(&engine, step, &mut network)? {
-            writeln!(out, "{line}").map_err(|e| Error::InvalidArgument(format!("output: {e}")))?;
+        engine.run_due();
+        if let Some(line) = execute(&engine, step, &transport)? {
+            emit(line)?;
+        }
+        engine.run_due();
+        for r in transport.drain_started() {
+            emit(request_line(step.at(), &r))?;
         }
     }
+    engine.close();
     Ok(())
+}
+
+/// The replay's transport: requests are printed and answered by `respond` steps.
+#[derive(Default)]
+struct ScriptedTransport {
+    started: Mutex<Vec<TransportRequest>>,
+    waiting: Mutex<HashMap<u64, Completion>>,
+}
+
+impl ScriptedTransport {
+    fn drain_started(&self) -> Vec<TransportRequest> {
+        std::mem::take(&mut *self.started.lock())
+    }
+
+    /// Delivers a scripted answer; unknown or already finished ids are ignored (the
+    /// engine's deadline may have fired first).
+    fn respond(&self, id: u64, result: TransportResult) {
+        let done = self.waiting.lock().remove(&id);
+        if let Some(done) = done {
+            done.complete(result);
+        }
+    }
+}
+
+impl Transport for ScriptedTransport {
+    fn start(&self, request: TransportRequest, done: Completion) {
+        self.waiting.lock().insert(request.id, done);
+        self.started.lock().push(request);
+    }
+
+    fn cancel(&self, id: u64) {
+        self.waiting.lock().remove(&id);
+    }
+}
+
+/// The WebSocket event of a `report` step whose outcome is `ws_*`.
+fn ws_event(step: &Step) -> std::result::Result<WsEvent, String> {
+    let Step::Report {
+        outcome,
+        status,
+        cost_ms,
+        code,
+        duration_ms,
+        cause,
+        error,
+        ..
+    } = step
+    else {
+        return Err("not a report".to_string());
+    };
+    Ok(match outcome.as_str() {
+        "ws_open" => WsEvent::Open {
+            handshake_ms: *cost_ms,
+        },
+        "ws_handshake_failed" => WsEvent::HandshakeFailed {
+            status: *status,
+            error: error
+                .as_deref()
+                .map(str::parse::<Outcome>)
+                .transpose()
+                .map_err(|e| format!("error: {e}"))?,
+            cost_ms: *cost_ms,
+        },
+        "ws_first_message" => WsEvent::FirstMessage {
+            after_open_ms: duration_ms.unwrap_or(*cost_ms),
+        },
+        "ws_closed" => WsEvent::Closed {
+            code: code.ok_or("ws_closed needs `code`")?,
+            duration_ms: duration_ms.ok_or("ws_closed needs `duration_ms`")?,
+            cause: cause
+                .as_deref()
+                .map(str::parse)
+                .transpose()?
+                .unwrap_or_default(),
+        },
+        other => return Err(format!("unknown WebSocket outcome {other:?}")),
+    })
+}
+
+fn request_line(at: u64, r: &TransportRequest) -> Value {
+    line(
+        at,
+        "request",
+        json!({ "id": r.id, "kind": r.kind.as_str(), "method": r.method, "url": r.url }),
+    )
+}
+
+fn decode_hex(hex: &str) -> std::result::Result<Vec<u8>, String> {
+    let clean: Vec<u8> = hex.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    if clean.len() % 2 != 0 {
+        return Err("odd number of hex digits".to_string());
+    }
+    clean
+        .chunks(2)
+        .map(|pair| {
+            let digit = |b: u8| {
+                (b as char)
+                    .to_digit(16)
+                    .ok_or_else(|| "not a hex digit".to_string())
+            };
+            Ok((digit(pair[0])? * 16 + digit(pair[1])?) as u8)
+        })
+        .collect()
 }
 
 fn line(at: u64, op: &str, fields: Value) -> Value {
@@ -255,7 +451,7 @@ fn line(at: u64, op: &str, fields: Value) -> Value {
     Value::Object(m)
 }
 
-fn execute(engine: &LineKit, step: &Step, network: &mut Option<Value>) -> Result<Option<Value>> {
+fn execute(engine: &LineKit, step: &Step, transport: &ScriptedTransport) -> Result<Option<Value>> {
     Ok(match step {
         Step::Route {
             at,
@@ -300,6 +496,16 @@ fn execute(engine: &LineKit, step: &Step, network: &mut Option<Value>) -> Result
             protocol: p,
             ..
         } => {
+            if outcome.starts_with("ws_") {
+                let event = ws_event(step).map_err(Error::InvalidArgument)?;
+                let (Some(biz), Some(id)) = (biz, id) else {
+                    return Err(Error::InvalidArgument(
+                        "a ws_* report needs `biz` and `line`".into(),
+                    ));
+                };
+                engine.report_ws(biz, id, event);
+                return Ok(None);
+            }
             let outcome: Outcome = outcome.parse().map_err(Error::InvalidArgument)?;
             engine.report(&Report {
                 biz: biz.as_deref(),
@@ -322,13 +528,51 @@ fn execute(engine: &LineKit, step: &Step, network: &mut Option<Value>) -> Result
             vpn,
             private_dns,
             proxy,
-            transport,
+            transport: kind,
             ..
         } => {
-            *network = Some(json!({
-                "handle": handle, "validated": validated, "vpn": vpn,
-                "private_dns": private_dns.as_deref().unwrap_or("off"), "proxy": proxy, "transport": transport,
-            }));
+            let private_dns = match private_dns.as_deref() {
+                Some("strict") => PrivateDnsMode::Strict,
+                Some("opportunistic") => PrivateDnsMode::Opportunistic,
+                _ => PrivateDnsMode::Off,
+            };
+            engine.on_network_changed(NetworkState {
+                handle: *handle,
+                validated: *validated,
+                vpn: *vpn,
+                private_dns,
+                proxy: *proxy,
+                transport: kind.clone(),
+            });
+            None
+        }
+        Step::Respond {
+            id,
+            status,
+            body,
+            body_hex,
+            error,
+            ..
+        } => {
+            let result = match error {
+                Some(e) => TransportResult::Failed(TransportError::from_name(e)),
+                None => {
+                    let body = match (body, body_hex) {
+                        (_, Some(hex)) => decode_hex(hex).map_err(Error::InvalidArgument)?,
+                        (Some(text), None) => text.as_bytes().to_vec(),
+                        (None, None) => Vec::new(),
+                    };
+                    TransportResult::Response {
+                        status: status.unwrap_or(200),
+                        body,
+                    }
+                }
+            };
+            transport.respond(*id, result);
+            None
+        }
+        Step::Detect { biz, .. } => {
+            engine.detect(biz);
             None
         }
         Step::Config { at, config } => {

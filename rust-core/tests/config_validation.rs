@@ -550,6 +550,12 @@ fn each_malformed_document_reports_exactly_its_paths() {
             "empty pool",
         ),
         (
+            "no lines and a malformed match",
+            with("/biz_lines/cdn", json!({"match": 5})),
+            vec!["biz_lines.cdn", "biz_lines.cdn.match"],
+            "",
+        ),
+        (
             "both pools empty",
             with("/biz_lines/cdn", json!({"http": [], "ws": []})),
             vec!["biz_lines.cdn.http", "biz_lines.cdn.ws"],
@@ -906,4 +912,23 @@ fn single_line_builds_a_valid_fallback() {
             "biz_lines[\"Spot Line\"].match[0]"
         ]
     );
+}
+
+#[test]
+fn a_megabyte_of_malformed_items_is_reported_with_a_bounded_list() {
+    let mut doc = base();
+    doc["biz_lines"]["spot"]["match"] = json!(vec![1; 200_000]);
+    let text = doc.to_string();
+    assert!(text.len() < MAX_CONFIG_BYTES);
+    let errors = errors_of(&text);
+    assert_eq!(
+        errors.len(),
+        linekit_core::config::MAX_REPORTED_ERRORS + 1,
+        "capped list plus one note"
+    );
+    assert_eq!(errors[0].path, "biz_lines.spot.match[0]");
+    assert_eq!(errors[1].path, "biz_lines.spot.match[1]");
+    let note = errors.last().expect("note");
+    assert_eq!(note.path, "");
+    assert!(note.error.contains("more problems"), "{note:?}");
 }

@@ -355,3 +355,23 @@ fn invalid_pools_are_rejected_with_field_paths() {
         ["ws[0].url"]
     );
 }
+
+#[test]
+fn large_pools_rank_by_the_same_rules() {
+    let names: Vec<String> = (0..20).map(|i| format!("l{i}")).collect();
+    let ids: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut p = pool(&ids);
+    p.record(0, 0, Outcome::DnsFailure, None, 10);
+    p.record(0, 5, Outcome::Ok, Some(200), 10);
+    let got = ranked_ids(&p, 1);
+    let mut want: Vec<String> = (1..20)
+        .filter(|&i| i != 5)
+        .map(|i| format!("l{i}"))
+        .collect();
+    want.push("l5".into());
+    want.push("l0".into());
+    assert_eq!(
+        got, want,
+        "untried by priority, then used, then the faulted line"
+    );
+}

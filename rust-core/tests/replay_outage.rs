@@ -48,16 +48,28 @@ fn outage_moves_traffic_within_one_failed_request_and_recovers() {
     let r = routes(&lines);
     let at = |t: u64| r.iter().find(|(a, _, _)| *a == t).cloned().unwrap();
     assert_eq!(at(0).1, "ali");
+    let probes: Vec<&Value> = lines.iter().filter(|l| l["op"] == "request").collect();
     assert_eq!(
-        (at(10000).1.as_str(), at(10000).2.as_str()),
-        ("tx", "ranked"),
-        "untried line verified"
+        probes.len(),
+        2,
+        "one start-up detect probes both lines once"
+    );
+    assert!(probes
+        .iter()
+        .all(|p| p["kind"] == "probe" && p["method"] == "HEAD"));
+    assert_eq!(probes[0]["url"], "https://spot-ali.example.com/line/ping");
+    assert_eq!(probes[1]["url"], "https://spot-tx.example.com/line/ping");
+    let started = probes[0]["at"].as_u64().unwrap();
+    assert!(
+        (3_000..=5_000).contains(&started),
+        "start-up delay plus jitter: {started}"
     );
     assert_eq!(
-        (at(20000).1.as_str(), at(20000).2.as_str()),
-        ("ali", "ranked"),
-        "heavier line preferred"
+        at(10000).1,
+        "ali",
+        "the probe verified tx, so traffic stays on the heavier line"
     );
+    assert_eq!(at(20000).1, "ali");
     assert_eq!(at(30000).1, "ali", "the request that hits the outage");
     assert_eq!(
         (at(30004).1.as_str(), at(30004).2.as_str()),

@@ -9,6 +9,8 @@ use std::io::{Read, Write};
 mod config_cmd;
 mod replay_cmd;
 
+mod dns_cmd;
+
 /// Runs one command line (without the program name) and returns the exit code.
 pub fn run(
     args: &[String],
@@ -18,6 +20,9 @@ pub fn run(
 ) -> i32 {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     match words.as_slice() {
+        ["httpdns", "parse", rest @ ..] => dns_cmd::httpdns_parse(rest, input, out, err),
+        ["ip", "classify", rest @ ..] => dns_cmd::ip_classify(rest, out, err),
+        ["ip", "order", rest @ ..] => dns_cmd::ip_order(rest, out, err),
         ["version"] => {
             let _ = writeln!(
                 out,

@@ -11,7 +11,9 @@ pub mod validate;
 pub use model::{
     BizLine, Config, HttpDnsConfig, LineConfig, MergeHost, ProviderConfig, Thresholds, TraceConfig,
 };
-pub use rules::{is_valid_biz_name, is_valid_host, is_valid_host_pattern, PROVIDER_FORMATS};
+pub use rules::{
+    is_valid_biz_name, is_valid_host, is_valid_host_pattern, MAX_REPORTED_ERRORS, PROVIDER_FORMATS,
+};
 pub use seal::{open, parse_key_hex, seal};
 pub use source::{check_update, resolve, ConfigSource, ConfigSources, LastGoodStore, Resolved};
 pub use validate::{parse_config, validate, MAX_CONFIG_BYTES};

@@ -48,6 +48,17 @@ pub struct Thresholds {
     pub revive_interval_ms: u64,
     /// How many extra lines one call may try after a line fault.
     pub max_retries: u32,
+    /// Upper bound of the random delay before a detect starts. The default spans the
+    /// whole cooldown, so installs that hit the same outage at the same instant spread
+    /// their probes evenly instead of arriving in waves (see the fleet simulation).
+    pub detect_jitter_ms: u64,
+    /// Delay before the start-up detect (plus jitter).
+    pub startup_detect_delay_ms: u64,
+    /// Global cap on probes per minute per install.
+    pub probe_budget_per_min: u32,
+    /// A WebSocket that closes abnormally sooner than this after opening counts against
+    /// its line.
+    pub ws_stable_ms: u64,
 }
 
 impl Default for Thresholds {
@@ -62,6 +73,10 @@ impl Default for Thresholds {
             open_cooldown_ms: 30_000,
             revive_interval_ms: 600_000,
             max_retries: 1,
+            detect_jitter_ms: 30_000,
+            startup_detect_delay_ms: 3_000,
+            probe_budget_per_min: 20,
+            ws_stable_ms: 30_000,
         }
     }
 }
@@ -75,6 +90,8 @@ pub struct BizLine {
     pub match_hosts: Vec<String>,
     /// Path probed by detect requests.
     pub detect_path: String,
+    /// Method of detect requests (`HEAD` by default).
+    pub detect_method: String,
     /// HTTP lines.
     pub http: Vec<LineConfig>,
     /// WebSocket lines.
@@ -86,6 +103,7 @@ impl Default for BizLine {
         BizLine {
             match_hosts: Vec::new(),
             detect_path: "/line/ping".to_string(),
+            detect_method: "HEAD".to_string(),
             http: Vec::new(),
             ws: Vec::new(),
         }
@@ -148,6 +166,8 @@ pub struct HttpDnsConfig {
     pub min_ttl_s: u64,
     /// Upper clamp for TTLs.
     pub max_ttl_s: u64,
+    /// Hosts resolved ahead of need at start-up and after the network is validated.
+    pub pre_resolve: Vec<String>,
 }
 
 impl Default for HttpDnsConfig {
@@ -160,6 +180,7 @@ impl Default for HttpDnsConfig {
             jitter_ratio: 0.1,
             min_ttl_s: 30,
             max_ttl_s: 3_600,
+            pre_resolve: Vec::new(),
         }
     }
 }

@@ -21,10 +21,16 @@ pub const MAX_WEIGHT: u32 = 10_000;
 /// Upper bound of `thresholds.max_retries`.
 pub const MAX_RETRIES: u32 = 5;
 
+/// At most this many problems are listed; a config with more (a 1 MiB array of junk) gets
+/// one final note instead, so validation stays fast and small on a phone.
+pub const MAX_REPORTED_ERRORS: usize = 200;
+
 /// Problems found so far, plus the paths whose values are placeholders.
 #[derive(Debug, Default)]
 pub(crate) struct Findings {
     errors: Vec<FieldError>,
+    /// Problems found after [`MAX_REPORTED_ERRORS`] was reached.
+    omitted: bool,
     /// Paths with a structural error: rules at or below them are skipped.
     tainted: HashSet<String>,
     /// Tainted paths and all their ancestors: "is there an error at or below here?".
@@ -34,6 +40,11 @@ pub(crate) struct Findings {
 impl Findings {
     /// Records a structural problem (the value at `path` was replaced by a placeholder).
     pub(crate) fn structural(&mut self, path: &str, error: impl Into<String>) {
+        if self.errors.len() >= MAX_REPORTED_ERRORS {
+            // Nothing more will be listed, so nothing more needs silencing either.
+            self.omitted = true;
+            return;
+        }
         self.errors.push(FieldError::new(path, error));
         for a in ancestors(path) {
             self.dirty.insert(a.to_string());
@@ -43,7 +54,12 @@ impl Findings {
 
     /// Records a rule violation unless `path` lies at or below a tainted path.
     pub(crate) fn rule(&mut self, path: &str, error: impl Into<String>) {
-        if !self.covered(path) {
+        if self.covered(path) {
+            return;
+        }
+        if self.errors.len() >= MAX_REPORTED_ERRORS {
+            self.omitted = true;
+        } else {
             self.errors.push(FieldError::new(path, error));
         }
     }
@@ -58,10 +74,36 @@ impl Findings {
         self.dirty.contains(path)
     }
 
-    /// The problems found, in the order they were found.
-    pub(crate) fn into_errors(self) -> Vec<FieldError> {
+    /// The problems found, ordered by path (names alphabetically, indices numerically —
+    /// for JSON input this is document order, as object keys are sorted); problems at the
+    /// same path keep the order they were found in.
+    pub(crate) fn into_errors(mut self) -> Vec<FieldError> {
+        self.errors
+            .sort_by(|a, b| path_key(&a.path).cmp(path_key(&b.path)));
+        if self.omitted {
+            self.errors.push(FieldError::new(
+                "",
+                format!("more problems not listed (at most {MAX_REPORTED_ERRORS} are reported)"),
+            ));
+        }
         self.errors
     }
+}
+
+/// One step of a field path, ordered so that `http[2]` sorts before `http[10]`.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Step<'a> {
+    Index(u64),
+    Name(&'a str),
+}
+
+fn path_key(path: &str) -> impl Iterator<Item = Step<'_>> {
+    path.split(['.', '[']).filter(|s| !s.is_empty()).map(|s| {
+        match s.strip_suffix(']').map(str::parse::<u64>) {
+            Some(Ok(i)) => Step::Index(i),
+            _ => Step::Name(s),
+        }
+    })
 }
 
 /// `""`, then every prefix of `path` ending before a `.` or `[`, then `path` itself.
@@ -138,10 +180,14 @@ fn thresholds(t: &Thresholds, f: &mut Findings) {
         ("window_ms", t.window_ms),
         ("open_cooldown_ms", t.open_cooldown_ms),
         ("revive_interval_ms", t.revive_interval_ms),
+        ("ws_stable_ms", t.ws_stable_ms),
     ] {
         if value == 0 {
             f.rule(&format!("thresholds.{name}"), "must be greater than 0");
         }
+    }
+    if t.probe_budget_per_min < 1 {
+        f.rule("thresholds.probe_budget_per_min", "must be at least 1");
     }
     if t.failure_threshold < 1 {
         f.rule("thresholds.failure_threshold", "must be at least 1");
@@ -168,7 +214,9 @@ fn biz_line<'c>(
             "business line name must be non-empty and use only a-z, 0-9, _ and -",
         );
     }
-    if biz.http.is_empty() && biz.ws.is_empty() && !f.dirty(&path) {
+    // A malformed or explicitly empty pool was already reported at the pool's path.
+    let pool_reported = f.dirty(&format!("{path}.http")) || f.dirty(&format!("{path}.ws"));
+    if biz.http.is_empty() && biz.ws.is_empty() && !pool_reported {
         f.rule(
             &path,
             "empty pool: a business line needs at least one http or ws line",
@@ -197,6 +245,12 @@ fn biz_line<'c>(
                 owners.insert(normalize_host(host), name);
             }
         }
+    }
+    if !matches!(biz.detect_method.as_str(), "HEAD" | "GET" | "OPTIONS") {
+        f.rule(
+            &format!("{path}.detect_method"),
+            "must be HEAD, GET or OPTIONS",
+        );
     }
     if !biz.detect_path.starts_with('/') {
         f.rule(&format!("{path}.detect_path"), "must start with /");
@@ -327,7 +381,11 @@ fn httpdns(c: &Config, allow_cleartext: bool, f: &mut Findings) {
             f.rule(&format!("{path}.url"), why);
         }
     }
-    for (field, list) in [("hosts", &h.hosts), ("allow_private", &h.allow_private)] {
+    for (field, list) in [
+        ("hosts", &h.hosts),
+        ("allow_private", &h.allow_private),
+        ("pre_resolve", &h.pre_resolve),
+    ] {
         for (i, host) in list.iter().enumerate() {
             if !is_valid_host_pattern(host) {
                 f.rule(
@@ -407,6 +465,21 @@ mod tests {
             paths,
             ["biz_lines.spot.http[1]", "biz_lines.spot.http[10].url"]
         );
+    }
+
+    #[test]
+    fn the_number_of_listed_problems_is_capped() {
+        let mut f = Findings::default();
+        for i in 0..MAX_REPORTED_ERRORS + 5 {
+            f.structural(&format!("match[{i}]"), "expected a string");
+        }
+        f.rule("version", "also over the cap");
+        let errors = f.into_errors();
+        assert_eq!(errors.len(), MAX_REPORTED_ERRORS + 1);
+        assert_eq!(errors[0].path, "match[0]");
+        let last = &errors[MAX_REPORTED_ERRORS];
+        assert_eq!(last.path, "");
+        assert!(last.error.contains("more problems"));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! 2. a walk over the value that checks the *shape* of every known field (types, required
 //!    fields, integer ranges, explicitly empty pools) while building a lenient typed copy in
 //!    which malformed values are replaced by placeholders;
-//! 3. the semantic rules of [`super::rules`] over that copy (URLs, ranges, uniqueness,
+//! 3. the semantic rules (module `config::rules`) over that copy (URLs, ranges, uniqueness,
 //!    cross references), silent wherever step 2 already reported a problem.
 //!
 //! Only when nothing was found is the value deserialized into [`Config`] with serde, so the
@@ -169,9 +169,12 @@ impl Walk<'_> {
             items
                 .iter()
                 .enumerate()
-                .map(|(i, item)| {
-                    self.string(&format!("{path}[{i}]"), item)
-                        .unwrap_or_default()
+                .map(|(i, item)| match item.as_str() {
+                    Some(s) => s.to_string(),
+                    None => {
+                        self.expected(&format!("{path}[{i}]"), "a string", item);
+                        String::new()
+                    }
                 })
                 .collect(),
         )
@@ -212,6 +215,9 @@ fn document(v: &Value, f: &mut Findings) -> Config {
             ("window_ms", &mut th.window_ms),
             ("open_cooldown_ms", &mut th.open_cooldown_ms),
             ("revive_interval_ms", &mut th.revive_interval_ms),
+            ("detect_jitter_ms", &mut th.detect_jitter_ms),
+            ("startup_detect_delay_ms", &mut th.startup_detect_delay_ms),
+            ("ws_stable_ms", &mut th.ws_stable_ms),
         ] {
             if let Some(n) = t.get(key).and_then(|v| w.u64(&join("thresholds", key), v)) {
                 *slot = n;
@@ -220,6 +226,7 @@ fn document(v: &Value, f: &mut Findings) -> Config {
         for (key, slot) in [
             ("failure_threshold", &mut th.failure_threshold),
             ("max_retries", &mut th.max_retries),
+            ("probe_budget_per_min", &mut th.probe_budget_per_min),
         ] {
             if let Some(n) = t.get(key).and_then(|v| w.u32(&join("thresholds", key), v)) {
                 *slot = n;
@@ -264,6 +271,12 @@ fn document(v: &Value, f: &mut Findings) -> Config {
         }
         if let Some(list) = h.get("hosts").and_then(|v| w.strings("httpdns.hosts", v)) {
             d.hosts = list;
+        }
+        if let Some(list) = h
+            .get("pre_resolve")
+            .and_then(|v| w.strings("httpdns.pre_resolve", v))
+        {
+            d.pre_resolve = list;
         }
         if let Some(list) = h
             .get("allow_private")
@@ -315,6 +328,12 @@ fn biz_line(w: &mut Walk<'_>, path: &str, v: &Value) -> BizLine {
         .and_then(|v| w.string(&join(path, "detect_path"), v))
     {
         b.detect_path = s;
+    }
+    if let Some(s) = o
+        .get("detect_method")
+        .and_then(|v| w.string(&join(path, "detect_method"), v))
+    {
+        b.detect_method = s;
     }
     for (pool, slot) in [("http", &mut b.http), ("ws", &mut b.ws)] {
         let pool_path = join(path, pool);

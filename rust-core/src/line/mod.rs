@@ -12,10 +12,12 @@ pub mod pool;
 pub mod rank;
 pub mod router;
 pub mod stats;
+pub mod ws;
 
 pub use breaker::{Admission, Breaker, BreakerParams, BreakerState};
 pub use endpoint::{Endpoint, Scheme, SplitUrl};
 pub use guard::SwitchGuard;
 pub use outcome::{Outcome, Protocol};
 pub use pool::{LinePool, LineSnapshot, LineState, PoolSnapshot, Selection};
-pub use stats::WindowStats;
+pub use stats::{WindowStats, WindowSummary};
+pub use ws::{CloseCause, WsEvent};

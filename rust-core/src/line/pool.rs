@@ -7,7 +7,7 @@
 //! due — and the current line's breaker admits, [`LinePool::select`] returns it with a few
 //! comparisons and no allocation.
 //!
-//! Otherwise the pool **re-ranks** ([`rank`](super::rank::rank)) into a buffer it owns:
+//! Otherwise the pool **re-ranks** ([`rank`]) into a buffer it owns:
 //! - every breaker open → first line by priority ([`Reason::AllOpenFallback`]);
 //! - every line slower than `timeout_ms` → first line ([`Reason::AllSlowFallback`]);
 //! - a better line than the current one → switch ([`Reason::Ranked`]) if the

@@ -17,6 +17,7 @@
 //! once the buffer has grown to the pool size).
 
 use super::pool::LineState;
+use super::stats::WindowSummary;
 
 /// Latency added per unit of weighted failure in the window when comparing lines.
 pub const ERROR_PENALTY_MS: f64 = 200.0;
@@ -36,10 +37,14 @@ pub enum Tier {
 
 /// The tier of `line` at `now_ms`.
 pub fn tier(line: &LineState, now_ms: u64) -> Tier {
+    tier_of(line, &line.stats.summary(now_ms))
+}
+
+fn tier_of(line: &LineState, w: &WindowSummary) -> Tier {
     if !line.used {
         return Tier::Untried;
     }
-    match line.stats.weighted_success_rate(now_ms) {
+    match w.weighted_success_rate {
         None => Tier::Healthy,
         Some(r) if r >= 0.9 => Tier::Healthy,
         Some(r) if r >= 0.5 => Tier::Unstable,
@@ -51,12 +56,12 @@ pub fn tier(line: &LineState, now_ms: u64) -> Tier {
 /// last cost when the window holds no answered request) plus [`ERROR_PENALTY_MS`] per unit
 /// of weighted failure in the window.
 pub fn effective_latency_ms(line: &LineState, now_ms: u64) -> u64 {
-    let base = line
-        .stats
-        .avg_latency_ms(now_ms)
-        .or(line.last_cost_ms)
-        .unwrap_or(0);
-    let penalty = (line.stats.weighted_failures(now_ms) * ERROR_PENALTY_MS).round() as u64;
+    effective_latency_of(line, &line.stats.summary(now_ms))
+}
+
+fn effective_latency_of(line: &LineState, w: &WindowSummary) -> u64 {
+    let base = w.avg_latency_ms.or(line.last_cost_ms).unwrap_or(0);
+    let penalty = (w.weighted_failures * ERROR_PENALTY_MS).round() as u64;
     base.saturating_add(penalty)
 }
 
@@ -71,13 +76,26 @@ struct RankKey {
     index: usize,
 }
 
+impl RankKey {
+    const LAST: RankKey = RankKey {
+        blocked: true,
+        faulted: true,
+        tier: Tier::Failing,
+        inverse_weight: u32::MAX,
+        latency: u64::MAX,
+        priority: u32::MAX,
+        index: usize::MAX,
+    };
+}
+
 fn key(lines: &[LineState], index: usize, now_ms: u64) -> RankKey {
     let line = &lines[index];
-    let tier = tier(line, now_ms);
+    let w = line.stats.summary(now_ms);
+    let tier = tier_of(line, &w);
     let (inverse_weight, latency) = if tier == Tier::Untried {
         (0, 0)
     } else {
-        (u32::MAX - line.weight, effective_latency_ms(line, now_ms))
+        (u32::MAX - line.weight, effective_latency_of(line, &w))
     };
     RankKey {
         blocked: line.breaker.is_open(now_ms),
@@ -90,11 +108,31 @@ fn key(lines: &[LineState], index: usize, now_ms: u64) -> RankKey {
     }
 }
 
+/// Pools up to this size are ranked with keys computed once, on the stack.
+const SMALL_POOL: usize = 16;
+
 /// Fills `out` with the indices of `lines`, best first.
 pub fn rank(lines: &[LineState], now_ms: u64, out: &mut Vec<usize>) {
     out.clear();
-    out.extend(0..lines.len());
-    out.sort_unstable_by_key(|&a| key(lines, a, now_ms));
+    if lines.len() <= SMALL_POOL {
+        // Compute each key once, then insertion-sort: cheapest for a handful of lines.
+        let mut keys = [RankKey::LAST; SMALL_POOL];
+        for (i, k) in keys.iter_mut().enumerate().take(lines.len()) {
+            *k = key(lines, i, now_ms);
+        }
+        let keys = &mut keys[..lines.len()];
+        for i in 1..keys.len() {
+            let mut j = i;
+            while j > 0 && keys[j] < keys[j - 1] {
+                keys.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+        out.extend(keys.iter().map(|k| k.index));
+    } else {
+        out.extend(0..lines.len());
+        out.sort_unstable_by_key(|&a| key(lines, a, now_ms));
+    }
 }
 
 /// The most recent cost of a line: its last cost, else its window's average latency.

@@ -59,6 +59,21 @@ struct Totals {
     latency_count: u64,
 }
 
+/// Everything [`WindowStats`] knows at one instant, computed in one pass over the ring.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct WindowSummary {
+    /// Successes (`ok` and `http_4xx`).
+    pub successes: u64,
+    /// Failures (every other counted outcome).
+    pub failures: u64,
+    /// Sum of failure weights (4xx included).
+    pub weighted_failures: f64,
+    /// Average latency of answered requests.
+    pub avg_latency_ms: Option<u64>,
+    /// `successes / (successes + weighted_failures)`, `None` for an empty window.
+    pub weighted_success_rate: Option<f64>,
+}
+
 /// Success/failure counts and latency of one line over a sliding time window.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WindowStats {
@@ -137,6 +152,18 @@ impl WindowStats {
         t
     }
 
+    /// All window figures at `now_ms` in one pass (what ranking uses).
+    pub fn summary(&self, now_ms: u64) -> WindowSummary {
+        let t = self.totals(now_ms);
+        WindowSummary {
+            successes: t.successes,
+            failures: t.failures,
+            weighted_failures: t.weighted_failures_milli as f64 / 1000.0,
+            avg_latency_ms: t.latency_sum_ms.checked_div(t.latency_count),
+            weighted_success_rate: rate(&t),
+        }
+    }
+
     /// Successes (`ok` and `http_4xx`) in the window.
     pub fn successes(&self, now_ms: u64) -> u64 {
         self.totals(now_ms).successes
@@ -160,17 +187,7 @@ impl WindowStats {
 
     /// `successes / (successes + weighted failures)`, or `None` when the window is empty.
     pub fn weighted_success_rate(&self, now_ms: u64) -> Option<f64> {
-        let t = self.totals(now_ms);
-        if t.successes + t.failures == 0 {
-            return None;
-        }
-        let s = t.successes as f64;
-        let wf = t.weighted_failures_milli as f64 / 1000.0;
-        if s + wf <= 0.0 {
-            // Only zero-weight failures; cannot happen with today's weights.
-            return Some(0.0);
-        }
-        Some(s / (s + wf))
+        rate(&self.totals(now_ms))
     }
 
     /// Average cost of answered requests in the window, or `None` if there were none.
@@ -178,6 +195,19 @@ impl WindowStats {
         let t = self.totals(now_ms);
         t.latency_sum_ms.checked_div(t.latency_count)
     }
+}
+
+fn rate(t: &Totals) -> Option<f64> {
+    if t.successes + t.failures == 0 {
+        return None;
+    }
+    let s = t.successes as f64;
+    let wf = t.weighted_failures_milli as f64 / 1000.0;
+    if s + wf <= 0.0 {
+        // Only zero-weight failures; cannot happen with today's weights.
+        return Some(0.0);
+    }
+    Some(s / (s + wf))
 }
 
 /// Failure weight in thousandths.

@@ -14,6 +14,8 @@ pub enum TraceKind {
     Config,
     /// A line's breaker changed state.
     Breaker,
+    /// A detect probe finished.
+    Probe,
 }
 
 /// One structured event. Hosts appear only as redacted groups (see

@@ -1,0 +1,205 @@
+//! `linekit httpdns parse`, `linekit ip classify` and `linekit ip order` (DESIGN 3.1).
+//!
+//! - `httpdns parse --format F [--host H]… [--hex] [--allow-private] [FILE|-]` parses one
+//!   provider body (stdin when FILE is `-` or absent) and prints
+//!   `{"hosts":{"HOST":{"ipv4":[..],"ipv6":[..],"ttl":S}},"rejected":[{"addr":..,"why":..}]}`.
+//!   Addresses failing the address policy (public-only, or private-use allowed for every
+//!   host with `--allow-private`) are listed under `rejected` with their class. `--host`
+//!   may repeat or hold a comma list; without it the names in the body are trusted.
+//!   `doh-wire` reads raw bytes, or hex text with `--hex`. Errors: stderr
+//!   `{"error":..,"kind":..}` and exit 1 (the payload is never echoed).
+//! - `ip classify ADDR…` prints JSON Lines `{"addr":..,"class":..,"public":bool}`;
+//!   IPv4-mapped addresses also carry `"mapped":CLASS` (the embedded IPv4's class, which
+//!   decides `public`). Invalid addresses are reported on stderr and make the exit code 1
+//!   after every valid one has been printed.
+//! - `ip order ADDR…` prints the OkHttp order as one JSON array.
+
+use super::fail;
+use crate::dns::policy::{classify, effective_class, is_public, AddrClass, AddressPolicy};
+use crate::dns::providers::{ProviderFormat, MAX_BODY_BYTES};
+use crate::dns::{order_addresses, HostMatcher};
+use serde_json::{json, Map, Value};
+use std::io::{Read, Write};
+use std::net::IpAddr;
+
+/// `httpdns parse …`.
+pub fn httpdns_parse(
+    args: &[&str],
+    input: &mut dyn Read,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let mut format = None;
+    let mut hosts: Vec<String> = Vec::new();
+    let mut hex = false;
+    let mut allow_private = false;
+    let mut file: Option<&str> = None;
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match *arg {
+            "--format" => match it.next().map(|f| f.parse::<ProviderFormat>()) {
+                Some(Ok(f)) => format = Some(f),
+                Some(Err(e)) => return fail(err, &e),
+                None => return fail(err, "--format needs a value"),
+            },
+            "--host" => match it.next() {
+                Some(h) => hosts.extend(
+                    h.split(',')
+                        .map(str::trim)
+                        .filter(|h| !h.is_empty())
+                        .map(String::from),
+                ),
+                None => return fail(err, "--host needs a value"),
+            },
+            "--hex" => hex = true,
+            "--allow-private" => allow_private = true,
+            other if other.starts_with("--") => {
+                return fail(err, &format!("unknown option {other}"))
+            }
+            path => {
+                if file.replace(path).is_some() {
+                    return fail(err, "only one input file may be given");
+                }
+            }
+        }
+    }
+    let Some(format) = format else {
+        return fail(
+            err,
+            "usage: linekit httpdns parse --format aliyun|aliyun-batch|dnspod|doh-json|doh-wire [--host H] [--hex] [--allow-private] [FILE|-]",
+        );
+    };
+    if hex && format != ProviderFormat::DohWire {
+        return fail(err, "--hex applies to --format doh-wire only");
+    }
+    // Read a little more than any acceptable body so oversize input is reported as such
+    // without reading an unbounded file.
+    let limit = (MAX_BODY_BYTES as u64) * if hex { 3 } else { 1 } + 64;
+    let mut raw = Vec::new();
+    let read = match file {
+        None | Some("-") => input.take(limit).read_to_end(&mut raw),
+        Some(path) => match std::fs::File::open(path) {
+            Ok(f) => f.take(limit).read_to_end(&mut raw),
+            Err(e) => return fail(err, &format!("cannot read {path}: {e}")),
+        },
+    };
+    if let Err(e) = read {
+        return fail(err, &format!("cannot read input: {e}"));
+    }
+    let body = if hex {
+        match decode_hex(&raw) {
+            Some(b) => b,
+            None => return fail(err, "input is not hex"),
+        }
+    } else {
+        raw
+    };
+    let host_refs: Vec<&str> = hosts.iter().map(String::as_str).collect();
+    let answers = match format.parse(&host_refs, &body) {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = writeln!(err, "{}", json!({"error": e.to_string(), "kind": e.kind()}));
+            return 1;
+        }
+    };
+    let policy = if allow_private {
+        AddressPolicy::new(HostMatcher::any())
+    } else {
+        AddressPolicy::default()
+    };
+    let mut out_hosts = Map::new();
+    let mut rejected = Vec::new();
+    for answer in &answers {
+        let filtered = policy.filter(&answer.host, answer.addrs());
+        let (v4, v6): (Vec<IpAddr>, Vec<IpAddr>) =
+            filtered.accepted.iter().partition(|a| a.is_ipv4());
+        out_hosts.insert(
+            answer.host.clone(),
+            json!({
+                "ipv4": v4.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                "ipv6": v6.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                "ttl": answer.ttl_s,
+            }),
+        );
+        rejected.extend(
+            filtered
+                .rejected
+                .iter()
+                .map(|(ip, why)| json!({"addr": ip.to_string(), "why": why})),
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{}",
+        json!({"hosts": Value::Object(out_hosts), "rejected": rejected})
+    );
+    0
+}
+
+fn decode_hex(text: &[u8]) -> Option<Vec<u8>> {
+    let digits: Vec<u8> = text
+        .iter()
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    if digits.len() % 2 != 0 {
+        return None;
+    }
+    digits
+        .chunks(2)
+        .map(|pair| {
+            let hi = (pair[0] as char).to_digit(16)?;
+            let lo = (pair[1] as char).to_digit(16)?;
+            Some((hi * 16 + lo) as u8)
+        })
+        .collect()
+}
+
+/// `ip classify ADDR…`.
+pub fn ip_classify(args: &[&str], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    if args.is_empty() {
+        return fail(err, "usage: linekit ip classify ADDR...");
+    }
+    let mut code = 0;
+    for arg in args {
+        match arg.trim().parse::<IpAddr>() {
+            Ok(ip) => {
+                let class = classify(ip);
+                let mut line = json!({
+                    "addr": ip.to_string(),
+                    "class": class.as_str(),
+                    "public": is_public(ip),
+                });
+                if class == AddrClass::Ipv4Mapped {
+                    line["mapped"] = json!(effective_class(ip).as_str());
+                }
+                let _ = writeln!(out, "{line}");
+            }
+            Err(_) => {
+                let _ = writeln!(err, "{}", json!({"error": "invalid address", "addr": arg}));
+                code = 1;
+            }
+        }
+    }
+    code
+}
+
+/// `ip order ADDR…`.
+pub fn ip_order(args: &[&str], out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let mut addrs = Vec::with_capacity(args.len());
+    for arg in args {
+        match arg.trim().parse::<IpAddr>() {
+            Ok(ip) => addrs.push(ip),
+            Err(_) => {
+                let _ = writeln!(err, "{}", json!({"error": "invalid address", "addr": arg}));
+                return 1;
+            }
+        }
+    }
+    let ordered: Vec<String> = order_addresses(&addrs)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let _ = writeln!(out, "{}", json!(ordered));
+    0
+}

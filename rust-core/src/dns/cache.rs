@@ -1,0 +1,513 @@
+//! The network-scoped HTTPDNS snapshot cache.
+//!
+//! # Reading
+//! [`DnsCache::lookup`] is what OkHttp's `Dns.lookup` ends up calling for every new
+//! connection. It does one `ArcSwap::load` (no lock, never waits for a writer), one hash
+//! lookup in the *current network's* host map, and returns the record's pre-ordered
+//! `Arc<[IpAddr]>` by reference count — no allocation on the common path. It allocates only
+//! when an address of the host is quarantined (the filtered list). Anything not usable
+//! (unknown host, expired record, HTTPDNS bypassed on this network, host not in
+//! `httpdns.hosts`) answers [`Source::System`]: the caller uses the platform resolver on
+//! the same network.
+//!
+//! # Writing
+//! Writers (HTTPDNS answers, network changes, connect reports, config) are serialised by a
+//! short `parking_lot` mutex that is never held across I/O, clone the affected host map
+//! (copy-on-write of a `HashMap` of `Arc`s: a few hundred nanoseconds for the tens of hosts
+//! an app resolves, cheaper than a persistent map on the read side) and publish a new
+//! immutable snapshot. A reader therefore sees either the old or the new snapshot,
+//! never a mix (no torn record).
+//!
+//! # Networks
+//! Records live in one host map per network handle. Only the current network's map is in
+//! the published snapshot; the others are parked (at most [`MAX_PARKED_NETWORKS`], least
+//! recently used dropped first) so that a network that comes back reuses its own unexpired
+//! records. An answer that arrives for a network that is no longer current is stored in
+//! that network's parked map, never in the current one.
+//!
+//! # What is never cached
+//! Parse errors, timeouts, 5xx and answers left with no address after the address policy
+//! are failures: they leave the existing record untouched ([`InsertError`]). Negative
+//! answers (NXDOMAIN) are not cached either; the caller falls back to system DNS.
+
+use crate::config::model::HttpDnsConfig;
+use crate::dns::order::order_addresses;
+use crate::dns::policy::{normalize_host, AddressPolicy, HostMatcher};
+use crate::dns::providers::HostAnswer;
+use crate::dns::quarantine::{ConnectError, HostQuarantine, QuarantinePolicy};
+use crate::dns::record::{DnsRecord, TtlPolicy};
+use crate::net::{HttpDnsBypass, NetworkKey};
+use arc_swap::ArcSwap;
+use parking_lot::Mutex;
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::Arc;
+
+/// How many non-current networks keep their records.
+pub const MAX_PARKED_NETWORKS: usize = 8;
+
+/// Longest host name looked up without allocating (DNS names are at most 253 bytes).
+const MAX_HOST_LEN: usize = 256;
+
+/// Where a lookup answer comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// From a validated HTTPDNS record.
+    HttpDns,
+    /// Nothing usable: the caller must use the platform resolver.
+    System,
+}
+
+impl Source {
+    /// `httpdns` or `system` (replay vocabulary).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::HttpDns => "httpdns",
+            Source::System => "system",
+        }
+    }
+}
+
+/// The answer to [`DnsCache::lookup`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lookup {
+    /// Addresses in OkHttp order; empty when `source` is [`Source::System`].
+    pub addrs: Arc<[IpAddr]>,
+    /// Where they come from.
+    pub source: Source,
+    /// The host is an HTTPDNS host whose record is missing, expired or past `refresh_at`:
+    /// the engine should (re)query a provider. Never set while HTTPDNS is bypassed.
+    pub refresh_due: bool,
+    /// Why HTTPDNS is bypassed on the current network, if it is.
+    pub bypass: Option<HttpDnsBypass>,
+}
+
+/// The cache's settings, derived from `httpdns.*`.
+#[derive(Debug, Clone, Default)]
+pub struct DnsSettings {
+    /// `httpdns.hosts`: only these hosts are served from HTTPDNS.
+    pub hosts: HostMatcher,
+    /// Address policy (`httpdns.allow_private`).
+    pub policy: AddressPolicy,
+    /// TTL clamping, refresh ratio and jitter.
+    pub ttl: TtlPolicy,
+    /// Quarantine periods.
+    pub quarantine: QuarantinePolicy,
+}
+
+impl DnsSettings {
+    /// Settings from the config section; also returns host patterns that are invalid
+    /// (they are ignored).
+    pub fn from_config(cfg: &HttpDnsConfig) -> (DnsSettings, Vec<String>) {
+        let (hosts, mut invalid) = HostMatcher::new(&cfg.hosts);
+        let (allow_private, invalid_private) = HostMatcher::new(&cfg.allow_private);
+        invalid.extend(invalid_private);
+        let settings = DnsSettings {
+            hosts,
+            policy: AddressPolicy::new(allow_private),
+            ttl: TtlPolicy {
+                refresh_ratio: cfg.refresh_ratio,
+                jitter_ratio: cfg.jitter_ratio,
+                min_ttl_s: cfg.min_ttl_s,
+                max_ttl_s: cfg.max_ttl_s,
+            },
+            quarantine: QuarantinePolicy::default(),
+        };
+        (settings, invalid)
+    }
+}
+
+/// Why an answer was not stored. The existing record (if any) is left in place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InsertError {
+    /// The host does not match `httpdns.hosts`.
+    NotHttpDnsHost,
+    /// Every address failed the address policy (each listed with its class).
+    NoUsableAddresses(Vec<(IpAddr, &'static str)>),
+}
+
+impl std::fmt::Display for InsertError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InsertError::NotHttpDnsHost => f.write_str("host is not an HTTPDNS host"),
+            InsertError::NoUsableAddresses(r) => {
+                write!(f, "no usable address ({} rejected by policy)", r.len())
+            }
+        }
+    }
+}
+
+impl std::error::Error for InsertError {}
+
+/// A stored answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inserted {
+    /// The record now served.
+    pub record: Arc<DnsRecord>,
+    /// Addresses the policy refused (with their class).
+    pub rejected: Vec<(IpAddr, &'static str)>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct HostEntry {
+    record: Option<Arc<DnsRecord>>,
+    quarantine: Option<Arc<HostQuarantine>>,
+}
+
+type HostMap = HashMap<Box<str>, HostEntry>;
+
+/// One published, immutable view: the current network and its records.
+#[derive(Debug)]
+struct Snapshot {
+    network: NetworkKey,
+    bypass: Option<HttpDnsBypass>,
+    settings: Arc<DnsSettings>,
+    hosts: Arc<HostMap>,
+}
+
+#[derive(Debug)]
+struct Writer {
+    rng: fastrand::Rng,
+    /// Parked networks, least recently current first.
+    parked: Vec<(u64, Arc<HostMap>)>,
+}
+
+/// The HTTPDNS record cache (see the module docs).
+#[derive(Debug)]
+pub struct DnsCache {
+    snap: ArcSwap<Snapshot>,
+    writer: Mutex<Writer>,
+    empty: Arc<[IpAddr]>,
+}
+
+impl DnsCache {
+    /// An empty cache. Until [`Self::set_network`] is called it serves network handle 0
+    /// without bypass (hosts with no network callback, such as JVM tests, still work).
+    /// `seed` drives the refresh jitter (fixed in replay, random in production).
+    pub fn new(settings: DnsSettings, seed: u64) -> Self {
+        DnsCache {
+            snap: ArcSwap::from_pointee(Snapshot {
+                network: NetworkKey::default(),
+                bypass: None,
+                settings: Arc::new(settings),
+                hosts: Arc::new(HostMap::new()),
+            }),
+            writer: Mutex::new(Writer {
+                rng: fastrand::Rng::with_seed(seed),
+                parked: Vec::new(),
+            }),
+            empty: Arc::from(Vec::new()),
+        }
+    }
+
+    /// The addresses to use for `host` at monotonic `now_ms` (see the module docs).
+    pub fn lookup(&self, host: &str, now_ms: u64) -> Lookup {
+        let snap = self.snap.load();
+        if snap.bypass.is_some() {
+            return self.system(false, snap.bypass);
+        }
+        let mut buf = [0u8; MAX_HOST_LEN];
+        let Some(key) = lookup_key(host, &mut buf) else {
+            return self.system(false, None);
+        };
+        let entry = snap.hosts.get(key);
+        let record = match entry.and_then(|e| e.record.as_ref()) {
+            Some(r) if r.is_fresh(now_ms) => r,
+            _ => return self.system(snap.settings.hosts.matches(key), None),
+        };
+        let addrs = match entry.and_then(|e| e.quarantine.as_deref()) {
+            Some(q) if q.any_active(now_ms) => without_quarantined(&record.addrs, q, now_ms),
+            _ => Arc::clone(&record.addrs),
+        };
+        Lookup {
+            addrs,
+            source: Source::HttpDns,
+            refresh_due: record.refresh_due(now_ms),
+            bypass: None,
+        }
+    }
+
+    fn system(&self, refresh_due: bool, bypass: Option<HttpDnsBypass>) -> Lookup {
+        Lookup {
+            addrs: Arc::clone(&self.empty),
+            source: Source::System,
+            refresh_due,
+            bypass,
+        }
+    }
+
+    /// Stores `answer` from `provider`, received on `network` at monotonic `now_ms` /
+    /// wall `wall_ms`. Addresses go through the address policy first; if none survives the
+    /// existing record stays. Answers for a network that is no longer current are stored
+    /// with that network's parked records.
+    pub fn insert(
+        &self,
+        network: NetworkKey,
+        provider: &str,
+        answer: &HostAnswer,
+        now_ms: u64,
+        wall_ms: u64,
+    ) -> Result<Inserted, InsertError> {
+        let host = normalize_host(&answer.host);
+        let mut w = self.writer.lock();
+        let snap = self.snap.load_full();
+        if !snap.settings.hosts.matches(&host) {
+            return Err(InsertError::NotHttpDnsHost);
+        }
+        let filtered = snap.settings.policy.filter(&host, answer.addrs());
+        if filtered.accepted.is_empty() {
+            return Err(InsertError::NoUsableAddresses(filtered.rejected));
+        }
+        let (ttl_s, refresh_at_ms, expires_at_ms) =
+            snap.settings
+                .ttl
+                .deadlines(answer.ttl_s, now_ms, &mut w.rng);
+        let record = Arc::new(DnsRecord {
+            addrs: Arc::from(order_addresses(&filtered.accepted)),
+            provider: Arc::from(provider),
+            received_wall_ms: wall_ms,
+            received_ms: now_ms,
+            ttl_s,
+            refresh_at_ms,
+            expires_at_ms,
+        });
+        let stored = Arc::clone(&record);
+        self.update_map(&mut w, &snap, network.handle(), now_ms, move |map| {
+            map.entry(host.into_boxed_str()).or_default().record = Some(stored);
+        });
+        Ok(Inserted {
+            record,
+            rejected: filtered.rejected,
+        })
+    }
+
+    /// Reports a failed connect to `ip` for `host` on `network`; returns whether the
+    /// address is now quarantined (only [`ConnectError::quarantines`] failures count, and
+    /// only for HTTPDNS hosts).
+    pub fn connect_failed(
+        &self,
+        network: NetworkKey,
+        host: &str,
+        ip: IpAddr,
+        error: ConnectError,
+        now_ms: u64,
+    ) -> bool {
+        if !error.quarantines() {
+            return false;
+        }
+        let host = normalize_host(host);
+        let ip = ip.to_canonical();
+        let mut w = self.writer.lock();
+        let snap = self.snap.load_full();
+        if !snap.settings.hosts.matches(&host) {
+            return false;
+        }
+        let policy = snap.settings.quarantine;
+        self.update_map(&mut w, &snap, network.handle(), now_ms, move |map| {
+            let entry = map.entry(host.into_boxed_str()).or_default();
+            let current = entry.quarantine.as_deref().cloned().unwrap_or_default();
+            entry.quarantine = Some(Arc::new(current.with_failure(ip, now_ms, &policy)));
+        });
+        true
+    }
+
+    /// Reports a successful connect to `ip` for `host` on `network`: clears its quarantine.
+    /// Cheap when there is nothing to clear (no lock, no copy).
+    pub fn connect_succeeded(&self, network: NetworkKey, host: &str, ip: IpAddr, now_ms: u64) {
+        let host = normalize_host(host);
+        let ip = ip.to_canonical();
+        let listed = |map: &HostMap| {
+            map.get(host.as_str())
+                .and_then(|e| e.quarantine.as_deref())
+                .is_some_and(|q| q.entries().iter().any(|e| e.ip == ip))
+        };
+        {
+            let snap = self.snap.load();
+            if snap.network.handle() == network.handle() && !listed(&snap.hosts) {
+                return;
+            }
+        }
+        let mut w = self.writer.lock();
+        let snap = self.snap.load_full();
+        let in_parked = w
+            .parked
+            .iter()
+            .any(|(h, m)| *h == network.handle() && listed(m));
+        if !listed(&snap.hosts) && !in_parked {
+            return;
+        }
+        self.update_map(&mut w, &snap, network.handle(), now_ms, move |map| {
+            if let Some(entry) = map.get_mut(host.as_str()) {
+                let cleared = entry
+                    .quarantine
+                    .as_deref()
+                    .map(|q| q.with_success(ip))
+                    .unwrap_or_default();
+                entry.quarantine = (!cleared.is_empty()).then(|| Arc::new(cleared));
+            }
+        });
+    }
+
+    /// Makes `network` current with HTTPDNS bypassed for `bypass` (or not). The previous
+    /// network's records are parked; `network`'s own parked records come back.
+    pub fn set_network(&self, network: NetworkKey, bypass: Option<HttpDnsBypass>) {
+        let mut w = self.writer.lock();
+        let snap = self.snap.load_full();
+        let hosts = if snap.network.handle() == network.handle() {
+            Arc::clone(&snap.hosts)
+        } else {
+            let restored = match w.parked.iter().position(|(h, _)| *h == network.handle()) {
+                Some(i) => w.parked.remove(i).1,
+                None => Arc::new(HostMap::new()),
+            };
+            if !snap.hosts.is_empty() {
+                w.parked
+                    .push((snap.network.handle(), Arc::clone(&snap.hosts)));
+                if w.parked.len() > MAX_PARKED_NETWORKS {
+                    w.parked.remove(0);
+                }
+            }
+            restored
+        };
+        self.snap.store(Arc::new(Snapshot {
+            network,
+            bypass,
+            settings: Arc::clone(&snap.settings),
+            hosts,
+        }));
+    }
+
+    /// Replaces the settings (config update). Records of hosts no longer in
+    /// `httpdns.hosts` are dropped on every network; others keep their deadlines.
+    pub fn set_settings(&self, settings: DnsSettings) {
+        let mut w = self.writer.lock();
+        let snap = self.snap.load_full();
+        let keep = |map: &HostMap| -> Arc<HostMap> {
+            Arc::new(
+                map.iter()
+                    .filter(|(h, _)| settings.hosts.matches(h))
+                    .map(|(h, e)| (h.clone(), e.clone()))
+                    .collect(),
+            )
+        };
+        for (_, map) in w.parked.iter_mut() {
+            *map = keep(map);
+        }
+        let hosts = keep(&snap.hosts);
+        self.snap.store(Arc::new(Snapshot {
+            network: snap.network,
+            bypass: snap.bypass,
+            settings: Arc::new(settings),
+            hosts,
+        }));
+    }
+
+    /// The current network and bypass reason.
+    pub fn network(&self) -> (NetworkKey, Option<HttpDnsBypass>) {
+        let snap = self.snap.load();
+        (snap.network, snap.bypass)
+    }
+
+    /// The current network's record for `host`, fresh or not (for state dumps, tests and
+    /// persistence).
+    pub fn record(&self, host: &str) -> Option<Arc<DnsRecord>> {
+        let snap = self.snap.load();
+        let entry = snap.hosts.get(normalize_host(host).as_str())?;
+        entry.record.clone()
+    }
+
+    /// Every record of the current network, sorted by host.
+    pub fn records(&self) -> Vec<(String, Arc<DnsRecord>)> {
+        let snap = self.snap.load();
+        let mut out: Vec<(String, Arc<DnsRecord>)> = snap
+            .hosts
+            .iter()
+            .filter_map(|(h, e)| Some((h.to_string(), e.record.clone()?)))
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
+    /// Copy-on-write update of one network's host map; publishes a new snapshot when it is
+    /// the current network. Expired, quarantine-free entries are pruned on the way.
+    fn update_map(
+        &self,
+        w: &mut Writer,
+        snap: &Arc<Snapshot>,
+        handle: u64,
+        now_ms: u64,
+        change: impl FnOnce(&mut HostMap),
+    ) {
+        let policy = snap.settings.quarantine;
+        let prune = |map: &HostMap| -> HostMap {
+            map.iter()
+                .filter_map(|(h, e)| {
+                    let record = e.record.clone().filter(|r| r.is_fresh(now_ms));
+                    let quarantine = e
+                        .quarantine
+                        .as_deref()
+                        .map(|q| q.pruned(now_ms, &policy))
+                        .filter(|q| !q.is_empty())
+                        .map(Arc::new);
+                    (record.is_some() || quarantine.is_some())
+                        .then(|| (h.clone(), HostEntry { record, quarantine }))
+                })
+                .collect()
+        };
+        if snap.network.handle() == handle {
+            let mut map = prune(&snap.hosts);
+            change(&mut map);
+            self.snap.store(Arc::new(Snapshot {
+                network: snap.network,
+                bypass: snap.bypass,
+                settings: Arc::clone(&snap.settings),
+                hosts: Arc::new(map),
+            }));
+        } else {
+            let i = match w.parked.iter().position(|(h, _)| *h == handle) {
+                Some(i) => i,
+                None => {
+                    w.parked.push((handle, Arc::new(HostMap::new())));
+                    if w.parked.len() > MAX_PARKED_NETWORKS {
+                        w.parked.remove(0);
+                    }
+                    w.parked.len() - 1
+                }
+            };
+            let mut map = prune(&w.parked[i].1);
+            change(&mut map);
+            w.parked[i].1 = Arc::new(map);
+        }
+    }
+}
+
+/// Lowercased, dot-less `host` as a map key, using `buf` instead of allocating.
+fn lookup_key<'a>(host: &'a str, buf: &'a mut [u8; MAX_HOST_LEN]) -> Option<&'a str> {
+    let host = host.strip_suffix('.').unwrap_or(host);
+    if host.is_empty() {
+        return None;
+    }
+    if !host.bytes().any(|b| b.is_ascii_uppercase()) {
+        return Some(host);
+    }
+    let dst = buf.get_mut(..host.len())?;
+    dst.copy_from_slice(host.as_bytes());
+    dst.make_ascii_lowercase();
+    std::str::from_utf8(dst).ok()
+}
+
+/// The record's addresses minus quarantined ones, re-interleaved. If every address is
+/// quarantined they are all returned, the one released soonest first, rather than none.
+fn without_quarantined(addrs: &[IpAddr], q: &HostQuarantine, now_ms: u64) -> Arc<[IpAddr]> {
+    let healthy: Vec<IpAddr> = addrs
+        .iter()
+        .copied()
+        .filter(|ip| !q.is_quarantined(*ip, now_ms))
+        .collect();
+    if !healthy.is_empty() {
+        return Arc::from(order_addresses(&healthy));
+    }
+    let mut all: Vec<IpAddr> = addrs.to_vec();
+    all.sort_by_key(|ip| q.active(*ip, now_ms).map_or(0, |e| e.until_ms));
+    Arc::from(all)
+}

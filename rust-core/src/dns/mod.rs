@@ -1,0 +1,22 @@
+//! HTTPDNS (DESIGN capability 8): provider answer parsers, the address policy, validated
+//! records, the network-scoped snapshot cache read by `Dns.lookup`, and the per-address
+//! quarantine.
+//!
+//! Data flow: a provider body → [`providers::ProviderFormat::parse`] → [`HostAnswer`]s →
+//! [`DnsCache::insert`] (address policy, TTL clamping, refresh jitter) → an immutable
+//! snapshot → [`DnsCache::lookup`] (lock-free read, quarantine filter, v6/v4 order).
+//! Network changes come from [`crate::net::NetworkMonitor`] via [`DnsCache::set_network`].
+
+pub mod cache;
+pub mod order;
+pub mod policy;
+pub mod providers;
+pub mod quarantine;
+pub mod record;
+
+pub use cache::{DnsCache, DnsSettings, InsertError, Inserted, Lookup, Source};
+pub use order::order_addresses;
+pub use policy::{classify, is_public, AddrClass, AddressPolicy, HostMatcher, HostPattern};
+pub use providers::{HostAnswer, ProviderError, ProviderFormat};
+pub use quarantine::{ConnectError, HostQuarantine, QuarantinePolicy};
+pub use record::{DnsRecord, TtlPolicy};
