@@ -2,6 +2,7 @@
 //!
 //! The engine sits in an `ArcSwapOption` so that `shutdown()` can drop it while calls in
 //! flight keep their own reference; every later call fails with [`LineKitError::Closed`].
+//! `shutdown()` also stops the engine's background runtime (`LineKit::close`).
 //! (`close`/`destroy` are taken by UniFFI's generated Kotlin for freeing the object
 //! itself, hence the name `shutdown`.)
 
@@ -16,8 +17,6 @@ use std::sync::Arc;
 #[derive(uniffi::Object)]
 pub struct NativeLineKit {
     engine: ArcSwapOption<LineKit>,
-    /// Last network reported by the platform. Kept here until the core takes it.
-    network: parking_lot::Mutex<Option<NetworkInfo>>,
 }
 
 impl NativeLineKit {
@@ -29,7 +28,6 @@ impl NativeLineKit {
     pub fn from_engine(engine: LineKit) -> Self {
         NativeLineKit {
             engine: ArcSwapOption::from_pointee(engine),
-            network: parking_lot::Mutex::new(None),
         }
     }
 }
@@ -116,22 +114,13 @@ impl NativeLineKit {
 
     /// The platform's default network changed.
     pub fn on_network_changed(&self, network: NetworkInfo) -> Result<(), LineKitError> {
-        self.engine()?;
-        *self.network.lock() = Some(network);
+        self.engine()?.on_network_changed(network.into());
         Ok(())
     }
 
-    /// The engine's state as JSON (`version`, `downgrade`, `pools`, plus `network`).
+    /// The engine's state as JSON (`version`, `downgrade`, `source`, `network`, `pools`).
     pub fn state(&self) -> Result<String, LineKitError> {
-        let text = self.engine()?.state_json();
-        let mut doc: serde_json::Value = serde_json::from_str(&text)
-            .map_err(|e| LineKitError::InvalidArgument(format!("engine state: {e}")))?;
-        if let Some(obj) = doc.as_object_mut() {
-            let net = self.network.lock().as_ref().map(NetworkInfo::to_json);
-            obj.entry("network")
-                .or_insert(net.unwrap_or(serde_json::Value::Null));
-        }
-        Ok(doc.to_string())
+        Ok(self.engine()?.state_json())
     }
 
     /// A handle for the JNI fast path: a leaked strong reference to the engine. Every handle
@@ -144,7 +133,9 @@ impl NativeLineKit {
 
     /// Stops the engine: later calls fail with `Closed`. Idempotent.
     pub fn shutdown(&self) {
-        self.engine.store(None);
+        if let Some(engine) = self.engine.swap(None) {
+            engine.close();
+        }
     }
 
     /// Whether `shutdown` was called.
@@ -249,7 +240,7 @@ mod tests {
             serde_json::from_str(&kit.state().expect("open")).expect("json");
         assert_eq!(state["downgrade"], true);
         assert_eq!(state["network"]["handle"], 42);
-        assert_eq!(state["network"]["private_dns"], "strict");
+        assert_eq!(state["network"]["validated"], true);
     }
 
     #[test]

@@ -214,17 +214,27 @@ pub struct NetworkInfo {
     pub transport: Option<String>,
 }
 
-impl NetworkInfo {
-    /// The JSON form used in `state()`.
-    pub(crate) fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "handle": self.handle,
-            "validated": self.validated,
-            "vpn": self.vpn,
-            "private_dns": self.private_dns.as_str(),
-            "proxy": self.proxy,
-            "transport": self.transport,
-        })
+impl From<PrivateDns> for linekit_core::net::PrivateDnsMode {
+    fn from(p: PrivateDns) -> Self {
+        use linekit_core::net::PrivateDnsMode as C;
+        match p {
+            PrivateDns::Off => C::Off,
+            PrivateDns::Opportunistic => C::Opportunistic,
+            PrivateDns::Strict => C::Strict,
+        }
+    }
+}
+
+impl From<NetworkInfo> for linekit_core::net::NetworkState {
+    fn from(n: NetworkInfo) -> Self {
+        linekit_core::net::NetworkState {
+            handle: n.handle,
+            validated: n.validated,
+            vpn: n.vpn,
+            private_dns: n.private_dns.into(),
+            proxy: n.proxy,
+            transport: n.transport,
+        }
     }
 }
 
@@ -250,6 +260,22 @@ mod tests {
         for (o, c) in all.iter().zip(core_line::Outcome::ALL) {
             assert_eq!(core_line::Outcome::from(*o), c);
         }
+    }
+
+    #[test]
+    fn network_info_maps_to_the_core_state() {
+        let n: linekit_core::net::NetworkState = NetworkInfo {
+            handle: 9,
+            validated: true,
+            vpn: true,
+            private_dns: PrivateDns::Strict,
+            proxy: false,
+            transport: Some("wifi".into()),
+        }
+        .into();
+        assert_eq!((n.handle, n.validated, n.vpn), (9, true, true));
+        assert_eq!(n.private_dns, linekit_core::net::PrivateDnsMode::Strict);
+        assert_eq!(PrivateDns::Opportunistic.as_str(), "opportunistic");
     }
 
     #[test]

@@ -52,7 +52,7 @@ class LineKitApiTest {
             kit.setDowngrade(true)
             val state = kit.state()
             assertTrue(state.contains("\"spot/http\""), state)
-            assertTrue(state.contains("\"private_dns\":\"strict\""), state)
+            assertTrue(state.contains("\"handle\":7"), state)
             assertTrue(state.contains("\"downgrade\":true"), state)
         }
     }
