@@ -83,6 +83,9 @@ case "$cmd" in
     if [ $# -eq 0 ]; then set -- -f 3 -wi 5 -i 5 -w 1s -r 1s; fi
     # shellcheck disable=SC2046
     java $(jvm_native_flags) -cp "$cp" org.openjdk.jmh.Main "$@"
+    echo "== interleaved loopback check (hand harness)"
+    # shellcheck disable=SC2046
+    java $(jvm_native_flags) -cp "$cp" dev.linekit.bench.InterleavedLoopback
     ;;
   demo)
     need java

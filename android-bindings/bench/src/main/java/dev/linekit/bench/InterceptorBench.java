@@ -2,6 +2,8 @@ package dev.linekit.bench;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.linekit.LineKit;
+import dev.linekit.LineKitEventListener;
+import dev.linekit.LineKitInterceptor;
 import dev.linekit.OkHttpClientsKt;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -34,6 +36,8 @@ public class InterceptorBench {
   OkHttpClient plain;
   OkHttpClient viaJni;
   OkHttpClient viaUniffi;
+  OkHttpClient listenerOnly;
+  OkHttpClient interceptorOnly;
   LineKit jni;
   LineKit uniffi;
   Request direct;
@@ -62,6 +66,8 @@ public class InterceptorBench {
     plain = new OkHttpClient();
     viaJni = OkHttpClientsKt.lineKit(new OkHttpClient.Builder(), jni).build();
     viaUniffi = OkHttpClientsKt.lineKit(new OkHttpClient.Builder(), uniffi).build();
+    listenerOnly = new OkHttpClient.Builder().eventListenerFactory(new LineKitEventListener.Factory()).build();
+    interceptorOnly = new OkHttpClient.Builder().addInterceptor(new LineKitInterceptor(jni)).build();
     direct = new Request.Builder().url(origin + "/api/v1/ticker?symbol=BTC").build();
     logical = new Request.Builder().url("http://api.linekit.test/api/v1/ticker?symbol=BTC").build();
   }
@@ -87,6 +93,18 @@ public class InterceptorBench {
   @Benchmark
   public String lineKitJni() throws IOException {
     return get(viaJni, logical);
+  }
+
+  /** Diagnostic: only the event listener, on the direct URL. */
+  @Benchmark
+  public String listenerOnly() throws IOException {
+    return get(listenerOnly, direct);
+  }
+
+  /** Diagnostic: only the interceptor (JNI), without the listener. */
+  @Benchmark
+  public String interceptorOnly() throws IOException {
+    return get(interceptorOnly, logical);
   }
 
   @Benchmark
