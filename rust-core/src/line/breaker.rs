@@ -21,6 +21,8 @@
 //! Back-off: each failed trial doubles the cooldown, up to [`MAX_BACKOFF_FACTOR`] times the
 //! base cooldown; closing resets it.
 
+use serde::{Deserialize, Serialize};
+
 /// The cooldown grows to at most this many times `open_cooldown_ms`.
 pub const MAX_BACKOFF_FACTOR: u64 = 8;
 
@@ -243,6 +245,62 @@ impl Breaker {
         match self.phase {
             Phase::Closed { faults } => faults,
             Phase::Open { .. } => 0,
+        }
+    }
+}
+
+/// An open breaker as persisted: when it turns half-open (wall clock) and its back-off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PersistedBreaker {
+    /// Wall-clock time (Unix ms) at which the breaker turns half-open.
+    pub open_until_wall_ms: u64,
+    /// Failed trials since the last close.
+    pub backoff: u32,
+}
+
+impl Breaker {
+    /// The breaker for persistence at monotonic `now_ms` / wall `wall_ms`: only an open
+    /// breaker has anything worth keeping (closed and half-open restart closed).
+    pub fn export(&self, now_ms: u64, wall_ms: u64) -> Option<PersistedBreaker> {
+        match self.phase {
+            Phase::Open { until } if now_ms < until => Some(PersistedBreaker {
+                open_until_wall_ms: wall_ms.saturating_add(until - now_ms),
+                backoff: self.backoff,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Re-opens the breaker from a persisted state at monotonic `now_ms` / wall `wall_ms`:
+    /// open for the wall-clock time remaining. Refused (returns `false`, state unchanged)
+    /// when the period is over, or when more time remains than one cooldown at that
+    /// back-off (the breaker would have opened in the future: the clock moved back).
+    pub fn import(&mut self, p: &PersistedBreaker, now_ms: u64, wall_ms: u64) -> bool {
+        let Some(remaining) = p.open_until_wall_ms.checked_sub(wall_ms).filter(|&r| r > 0) else {
+            return false;
+        };
+        let backoff = p.backoff.min(63);
+        let mut probe = self.clone();
+        probe.backoff = backoff;
+        if remaining > probe.cooldown_ms() {
+            return false;
+        }
+        self.backoff = backoff;
+        self.trial_at = None;
+        self.phase = Phase::Open {
+            until: now_ms.saturating_add(remaining),
+        };
+        true
+    }
+
+    /// Restores the consecutive-fault count of a closed breaker, kept below the threshold
+    /// (a restored count never opens the breaker by itself).
+    pub fn restore_faults(&mut self, faults: u32) {
+        if let Phase::Closed { .. } = self.phase {
+            let cap = self.params.failure_threshold.max(1) - 1;
+            self.phase = Phase::Closed {
+                faults: faults.min(cap),
+            };
         }
     }
 }
