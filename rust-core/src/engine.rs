@@ -23,7 +23,7 @@ use crate::config::Config;
 use crate::detect::{DetectScheduler, Plan, Trigger};
 use crate::line::headers;
 use crate::line::pool::PoolSnapshot;
-use crate::line::{Outcome, Protocol};
+use crate::line::{Outcome, Protocol, WsEvent};
 use crate::net::{NetworkMonitor, NetworkState};
 use crate::runtime::{Runtime, TimerId};
 use crate::trace::event::NoopSink;
@@ -291,10 +291,8 @@ impl LineKit {
             state
                 .topology
                 .route(req, now, inner.manual_downgrade.load(Ordering::Relaxed));
-        if state.sampler.sample() && inner.is_open() {
-            inner
-                .sink
-                .emit(&route_event(req, &decision, now, self.downgrade()));
+        if state.sampler.sample() {
+            inner.emit(&route_event(req, &decision, now, self.downgrade()));
         }
         decision
     }
@@ -377,11 +375,31 @@ impl LineKit {
                 inner.trigger(&biz.name, trigger);
             }
         }
-        if state.sampler.sample() && inner.is_open() {
-            inner
-                .sink
-                .emit(&report_event(report, &biz.name, &line_id, now));
+        if state.sampler.sample() {
+            inner.emit(&report_event(report, &biz.name, &line_id, now));
         }
+    }
+
+    /// Records a WebSocket lifecycle event on line `line` of business line `biz`'s `ws`
+    /// pool (see [`crate::line::ws`] for what counts). A handshake failure or an early
+    /// abnormal close is a line fault and triggers a detect of the business line.
+    pub fn report_ws(&self, biz: &str, line: &str, event: WsEvent) {
+        let stable_ms = self
+            .inner
+            .state
+            .load()
+            .topology
+            .config
+            .thresholds
+            .ws_stable_ms;
+        let Some((outcome, status, cost_ms)) = event.to_outcome(stable_ms) else {
+            return;
+        };
+        self.report(&Report {
+            protocol: Protocol::Ws,
+            status,
+            ..Report::new(biz, line, outcome, cost_ms)
+        });
     }
 
     /// Asks for a detect of business line `biz` now (skipping the cooldown, not the
@@ -592,14 +610,14 @@ impl Inner {
         let now = self.clock.now_ms();
         let plan = self.detect.lock().request(biz, trigger, now);
         match plan {
-            Plan::StartAt(at) => {
+            Plan::StartAt { at, token } => {
                 let weak = Arc::downgrade(self);
                 let name = biz.clone();
                 let scheduled = self.runtime.schedule_at(
                     at,
                     Box::new(move || {
                         if let Some(inner) = weak.upgrade() {
-                            inner.run_detect(&name, trigger);
+                            inner.run_detect(&name, token, trigger);
                         }
                     }),
                 );
@@ -614,7 +632,7 @@ impl Inner {
 
     /// Probes the lines of `biz` that admit a probe (closed, or half-open as their single
     /// trial), as many as the budget grants, the sticky line first.
-    fn run_detect(self: &Arc<Self>, biz: &Arc<str>, trigger: Trigger) {
+    fn run_detect(self: &Arc<Self>, biz: &Arc<str>, token: u64, trigger: Trigger) {
         let now = self.clock.now_ms();
         let state = self.state.load();
         let Some(entry) = state.topology.biz_entry(biz) else {
@@ -633,7 +651,14 @@ impl Inner {
                 candidates.extend(order.into_iter().map(|i| (protocol, i)));
             }
         }
-        let granted = self.detect.lock().begin(biz, candidates.len() as u32, now) as usize;
+        let Some(granted) = self
+            .detect
+            .lock()
+            .begin(biz, token, candidates.len() as u32, now)
+        else {
+            return; // rescheduled earlier, or abandoned
+        };
+        let granted = granted as usize;
         if granted < candidates.len() {
             log::info!(
                 "linekit: detect of {biz} ({trigger}) limited by the probe budget: {granted} of {}",

@@ -10,7 +10,7 @@
 use crate::clock::ManualClock;
 use crate::config::validate::parse_config;
 use crate::engine::{LineKit, Report, RuntimeMode};
-use crate::line::{Outcome, Protocol};
+use crate::line::{Outcome, Protocol, WsEvent};
 use crate::net::{NetworkState, PrivateDnsMode};
 use crate::trace::event::NoopSink;
 use crate::transport::{Completion, Transport, TransportError, TransportRequest, TransportResult};
@@ -97,6 +97,18 @@ pub enum Step {
         /// `http` (default) or `ws`.
         #[serde(default)]
         protocol: Option<String>,
+        /// `ws_closed`: close code.
+        #[serde(default)]
+        code: Option<u16>,
+        /// `ws_closed`: open → close; `ws_first_message`: open → first message.
+        #[serde(default)]
+        duration_ms: Option<u64>,
+        /// `ws_closed`: `remote` (default), `network_changed`, `background`, `local`.
+        #[serde(default)]
+        cause: Option<String>,
+        /// `ws_handshake_failed` without a response: the failure kind (an outcome name).
+        #[serde(default)]
+        error: Option<String>,
     },
     /// The default network changed.
     Network {
@@ -237,9 +249,13 @@ pub fn parse_scenario(text: &str) -> Result<(String, u64, Vec<Step>)> {
                 ..
             } => {
                 protocol(p, &path)?;
-                outcome
-                    .parse::<Outcome>()
-                    .map_err(|e| Error::InvalidArgument(format!("{path}.outcome: {e}")))?;
+                if outcome.starts_with("ws_") {
+                    ws_event(&step).map_err(|e| Error::InvalidArgument(format!("{path}: {e}")))?;
+                } else {
+                    outcome
+                        .parse::<Outcome>()
+                        .map_err(|e| Error::InvalidArgument(format!("{path}.outcome: {e}")))?;
+                }
                 if line.is_none() && host.is_none() {
                     return Err(Error::InvalidArgument(format!(
                         "{path}: a report needs `line` or `host`"
@@ -355,6 +371,50 @@ impl Transport for ScriptedTransport {
     }
 }
 
+/// The WebSocket event of a `report` step whose outcome is `ws_*`.
+fn ws_event(step: &Step) -> std::result::Result<WsEvent, String> {
+    let Step::Report {
+        outcome,
+        status,
+        cost_ms,
+        code,
+        duration_ms,
+        cause,
+        error,
+        ..
+    } = step
+    else {
+        return Err("not a report".to_string());
+    };
+    Ok(match outcome.as_str() {
+        "ws_open" => WsEvent::Open {
+            handshake_ms: *cost_ms,
+        },
+        "ws_handshake_failed" => WsEvent::HandshakeFailed {
+            status: *status,
+            error: error
+                .as_deref()
+                .map(str::parse::<Outcome>)
+                .transpose()
+                .map_err(|e| format!("error: {e}"))?,
+            cost_ms: *cost_ms,
+        },
+        "ws_first_message" => WsEvent::FirstMessage {
+            after_open_ms: duration_ms.unwrap_or(*cost_ms),
+        },
+        "ws_closed" => WsEvent::Closed {
+            code: code.ok_or("ws_closed needs `code`")?,
+            duration_ms: duration_ms.ok_or("ws_closed needs `duration_ms`")?,
+            cause: cause
+                .as_deref()
+                .map(str::parse)
+                .transpose()?
+                .unwrap_or_default(),
+        },
+        other => return Err(format!("unknown WebSocket outcome {other:?}")),
+    })
+}
+
 fn request_line(at: u64, r: &TransportRequest) -> Value {
     line(
         at,
@@ -436,6 +496,16 @@ fn execute(engine: &LineKit, step: &Step, transport: &ScriptedTransport) -> Resu
             protocol: p,
             ..
         } => {
+            if outcome.starts_with("ws_") {
+                let event = ws_event(step).map_err(Error::InvalidArgument)?;
+                let (Some(biz), Some(id)) = (biz, id) else {
+                    return Err(Error::InvalidArgument(
+                        "a ws_* report needs `biz` and `line`".into(),
+                    ));
+                };
+                engine.report_ws(biz, id, event);
+                return Ok(None);
+            }
             let outcome: Outcome = outcome.parse().map_err(Error::InvalidArgument)?;
             engine.report(&Report {
                 biz: biz.as_deref(),

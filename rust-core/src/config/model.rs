@@ -54,6 +54,9 @@ pub struct Thresholds {
     pub startup_detect_delay_ms: u64,
     /// Global cap on probes per minute per install.
     pub probe_budget_per_min: u32,
+    /// A WebSocket that closes abnormally sooner than this after opening counts against
+    /// its line.
+    pub ws_stable_ms: u64,
 }
 
 impl Default for Thresholds {
@@ -71,6 +74,7 @@ impl Default for Thresholds {
             detect_jitter_ms: 2_000,
             startup_detect_delay_ms: 3_000,
             probe_budget_per_min: 20,
+            ws_stable_ms: 30_000,
         }
     }
 }

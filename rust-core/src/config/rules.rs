@@ -180,6 +180,7 @@ fn thresholds(t: &Thresholds, f: &mut Findings) {
         ("window_ms", t.window_ms),
         ("open_cooldown_ms", t.open_cooldown_ms),
         ("revive_interval_ms", t.revive_interval_ms),
+        ("ws_stable_ms", t.ws_stable_ms),
     ] {
         if value == 0 {
             f.rule(&format!("thresholds.{name}"), "must be greater than 0");

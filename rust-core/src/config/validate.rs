@@ -217,6 +217,7 @@ fn document(v: &Value, f: &mut Findings) -> Config {
             ("revive_interval_ms", &mut th.revive_interval_ms),
             ("detect_jitter_ms", &mut th.detect_jitter_ms),
             ("startup_detect_delay_ms", &mut th.startup_detect_delay_ms),
+            ("ws_stable_ms", &mut th.ws_stable_ms),
         ] {
             if let Some(n) = t.get(key).and_then(|v| w.u64(&join("thresholds", key), v)) {
                 *slot = n;

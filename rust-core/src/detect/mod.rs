@@ -3,7 +3,8 @@
 //!
 //! Rules, per business line:
 //! - **single-flight**: while a detect is scheduled or its probes are in flight, further
-//!   triggers are absorbed;
+//!   triggers are absorbed — except that an urgent trigger pulls a later scheduled detect
+//!   (the delayed start-up one) forward instead of waiting behind it;
 //! - **cooldown**: `detect_cooldown_ms` counted from the *start* of the previous detect,
 //!   whether it succeeded or not (a failing backup must not be hammered); a manual
 //!   `detect(biz)` skips the cooldown but not single-flight or the budget;
@@ -67,8 +68,14 @@ impl fmt::Display for Trigger {
 /// What the scheduler decided about a trigger.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Plan {
-    /// Start the detect at this monotonic time.
-    StartAt(u64),
+    /// Start the detect at monotonic `at`; pass `token` to [`DetectScheduler::begin`]
+    /// (a detect that was rescheduled earlier makes older tokens stale).
+    StartAt {
+        /// When.
+        at: u64,
+        /// Identifies this schedule.
+        token: u64,
+    },
     /// A detect is already scheduled or running.
     InFlight,
     /// The previous detect started less than the cooldown ago.
@@ -80,7 +87,8 @@ pub enum Plan {
 
 #[derive(Debug, Default, Clone)]
 struct BizDetect {
-    scheduled: bool,
+    /// `(at, token)` of the scheduled detect.
+    scheduled: Option<(u64, u64)>,
     in_flight: u32,
     last_start: Option<u64>,
 }
@@ -91,6 +99,7 @@ pub struct DetectScheduler {
     biz: HashMap<Arc<str>, BizDetect>,
     budget: ProbeBudget,
     rng: fastrand::Rng,
+    next_token: u64,
     cooldown_ms: u64,
     jitter_ms: u64,
     startup_delay_ms: u64,
@@ -103,6 +112,7 @@ impl DetectScheduler {
             biz: HashMap::new(),
             budget: ProbeBudget::new(t.probe_budget_per_min, now_ms),
             rng: fastrand::Rng::with_seed(seed ^ 0x005e_edde_7ec7),
+            next_token: 1,
             cooldown_ms: t.detect_cooldown_ms,
             jitter_ms: t.detect_jitter_ms,
             startup_delay_ms: t.startup_detect_delay_ms,
@@ -118,23 +128,10 @@ impl DetectScheduler {
     }
 
     /// Decides what to do about `trigger` for business line `biz` at `now_ms`. A
-    /// `StartAt` plan marks the business line as scheduled: call [`Self::begin`] when the
-    /// time comes (or [`Self::abandon`] if it cannot run).
+    /// `StartAt` plan marks the business line as scheduled: call [`Self::begin`] with its
+    /// token when the time comes (or [`Self::abandon`] if it cannot run).
     pub fn request(&mut self, biz: &Arc<str>, trigger: Trigger, now_ms: u64) -> Plan {
         let cooldown = self.cooldown_ms;
-        let state = self.biz.entry(biz.clone()).or_default();
-        if state.scheduled || state.in_flight > 0 {
-            return Plan::InFlight;
-        }
-        if trigger != Trigger::Manual {
-            if let Some(last) = state.last_start {
-                let until = last.saturating_add(cooldown);
-                if now_ms < until {
-                    return Plan::CoolingDown { until };
-                }
-            }
-        }
-        state.scheduled = true;
         let jitter = if self.jitter_ms == 0 {
             0
         } else {
@@ -145,18 +142,45 @@ impl DetectScheduler {
         } else {
             0
         };
-        Plan::StartAt(now_ms.saturating_add(base).saturating_add(jitter))
+        let at = now_ms.saturating_add(base).saturating_add(jitter);
+        let token = self.next_token;
+        let state = self.biz.entry(biz.clone()).or_default();
+        if state.in_flight > 0 {
+            return Plan::InFlight;
+        }
+        match state.scheduled {
+            Some((scheduled_at, _)) if scheduled_at <= at => return Plan::InFlight,
+            Some(_) => {} // an urgent trigger pulls a later (start-up) detect forward
+            None => {
+                if trigger != Trigger::Manual {
+                    if let Some(last) = state.last_start {
+                        let until = last.saturating_add(cooldown);
+                        if now_ms < until {
+                            return Plan::CoolingDown { until };
+                        }
+                    }
+                }
+            }
+        }
+        state.scheduled = Some((at, token));
+        self.next_token += 1;
+        Plan::StartAt { at, token }
     }
 
-    /// Starts a scheduled detect that wants `wanted` probes; returns how many the global
-    /// budget allows (possibly 0). The cooldown counts from now even if nothing was granted.
-    pub fn begin(&mut self, biz: &Arc<str>, wanted: u32, now_ms: u64) -> u32 {
+    /// Starts the scheduled detect `token` that wants `wanted` probes; returns how many
+    /// the global budget allows (possibly 0), or `None` when the token is stale (the detect
+    /// was rescheduled or abandoned). The cooldown counts from now even if nothing was
+    /// granted.
+    pub fn begin(&mut self, biz: &Arc<str>, token: u64, wanted: u32, now_ms: u64) -> Option<u32> {
+        let state = self.biz.get_mut(biz)?;
+        if state.scheduled.map(|(_, t)| t) != Some(token) {
+            return None;
+        }
         let granted = self.budget.take(now_ms, wanted);
-        let state = self.biz.entry(biz.clone()).or_default();
-        state.scheduled = false;
+        state.scheduled = None;
         state.last_start = Some(now_ms);
         state.in_flight = granted;
-        granted
+        Some(granted)
     }
 
     /// Gives back budget tokens that [`Self::begin`] granted but were not used (for
@@ -170,7 +194,7 @@ impl DetectScheduler {
     /// Drops a scheduled detect that could not start (engine closing, config removed it).
     pub fn abandon(&mut self, biz: &Arc<str>) {
         if let Some(state) = self.biz.get_mut(biz) {
-            state.scheduled = false;
+            state.scheduled = None;
         }
     }
 
@@ -185,7 +209,7 @@ impl DetectScheduler {
     pub fn busy(&self, biz: &str) -> bool {
         self.biz
             .get(biz)
-            .is_some_and(|s| s.scheduled || s.in_flight > 0)
+            .is_some_and(|s| s.scheduled.is_some() || s.in_flight > 0)
     }
 
     /// Budget tokens available now.
@@ -212,12 +236,12 @@ mod tests {
     fn single_flight_then_cooldown_from_the_start() {
         let biz: Arc<str> = Arc::from("spot");
         let mut s = DetectScheduler::new(&thresholds(), 1, 0);
-        let Plan::StartAt(at) = s.request(&biz, Trigger::SlowRequest, 0) else {
+        let Plan::StartAt { at, token } = s.request(&biz, Trigger::SlowRequest, 0) else {
             panic!("first trigger schedules")
         };
         assert!(at <= 1_000);
-        assert_eq!(s.request(&biz, Trigger::SlowRequest, 1), Plan::InFlight);
-        assert_eq!(s.begin(&biz, 2, at), 2);
+        assert_eq!(s.request(&biz, Trigger::SlowRequest, at), Plan::InFlight);
+        assert_eq!(s.begin(&biz, token, 2, at), Some(2));
         assert_eq!(
             s.request(&biz, Trigger::ConsecutiveFailures, at + 1),
             Plan::InFlight
@@ -231,7 +255,7 @@ mod tests {
         );
         assert!(matches!(
             s.request(&biz, Trigger::Manual, at + 5_000),
-            Plan::StartAt(_)
+            Plan::StartAt { .. }
         ));
     }
 
@@ -242,7 +266,7 @@ mod tests {
             .map(|seed| {
                 let mut s = DetectScheduler::new(&thresholds(), seed, 0);
                 match s.request(&biz, Trigger::Startup, 0) {
-                    Plan::StartAt(at) => at,
+                    Plan::StartAt { at, .. } => at,
                     other => panic!("{other:?}"),
                 }
             })
@@ -258,10 +282,14 @@ mod tests {
     fn budget_limits_probes_across_business_lines() {
         let mut s = DetectScheduler::new(&thresholds(), 1, 0);
         let (a, b): (Arc<str>, Arc<str>) = (Arc::from("a"), Arc::from("b"));
-        s.request(&a, Trigger::Manual, 0);
-        assert_eq!(s.begin(&a, 8, 0), 8);
-        s.request(&b, Trigger::Manual, 0);
-        assert_eq!(s.begin(&b, 8, 0), 2);
+        let Plan::StartAt { token: ta, .. } = s.request(&a, Trigger::Manual, 0) else {
+            panic!()
+        };
+        assert_eq!(s.begin(&a, ta, 8, 0), Some(8));
+        let Plan::StartAt { token: tb, .. } = s.request(&b, Trigger::Manual, 0) else {
+            panic!()
+        };
+        assert_eq!(s.begin(&b, tb, 8, 0), Some(2));
         assert_eq!(s.budget_available(0), 0);
     }
 }

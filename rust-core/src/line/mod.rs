@@ -12,6 +12,7 @@ pub mod pool;
 pub mod rank;
 pub mod router;
 pub mod stats;
+pub mod ws;
 
 pub use breaker::{Admission, Breaker, BreakerParams, BreakerState, PersistedBreaker};
 pub use endpoint::{Endpoint, Scheme, SplitUrl};
@@ -19,3 +20,4 @@ pub use guard::SwitchGuard;
 pub use outcome::{Outcome, Protocol};
 pub use pool::{LinePool, LineSnapshot, LineState, PersistedLine, PoolSnapshot, Selection};
 pub use stats::{PersistedBucket, WindowStats, WindowSummary};
+pub use ws::{CloseCause, WsEvent};
