@@ -48,7 +48,9 @@ pub struct Thresholds {
     pub revive_interval_ms: u64,
     /// How many extra lines one call may try after a line fault.
     pub max_retries: u32,
-    /// Upper bound of the random delay before a detect starts.
+    /// Upper bound of the random delay before a detect starts. The default spans the
+    /// whole cooldown, so installs that hit the same outage at the same instant spread
+    /// their probes evenly instead of arriving in waves (see the fleet simulation).
     pub detect_jitter_ms: u64,
     /// Delay before the start-up detect (plus jitter).
     pub startup_detect_delay_ms: u64,
@@ -71,7 +73,7 @@ impl Default for Thresholds {
             open_cooldown_ms: 30_000,
             revive_interval_ms: 600_000,
             max_retries: 1,
-            detect_jitter_ms: 2_000,
+            detect_jitter_ms: 30_000,
             startup_detect_delay_ms: 3_000,
             probe_budget_per_min: 20,
             ws_stable_ms: 30_000,

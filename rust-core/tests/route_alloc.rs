@@ -1,0 +1,61 @@
+//! The sticky routing path allocates exactly once: the final URL string (issue 2 aim).
+//! A counting global allocator wraps the system one for this test binary only.
+
+use linekit_core::config::validate::parse_config;
+use linekit_core::engine::{LineKit, Report, RouteRequest};
+use linekit_core::line::Outcome;
+use linekit_core::trace::event::NoopSink;
+use linekit_core::ManualClock;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+#[test]
+fn sticky_route_allocates_only_the_url_and_report_allocates_nothing() {
+    let lines: Vec<serde_json::Value> = (0..8)
+        .map(|i| serde_json::json!({"id": format!("l{i}"), "url": format!("https://line{i}.example.com")}))
+        .collect();
+    let config = serde_json::json!({"version": 1, "trace": {"sample_rate": 0.0},
+        "biz_lines": {"spot": {"match": ["api.example.com"], "http": lines}}});
+    let kit = LineKit::new(
+        parse_config(&config.to_string()).unwrap(),
+        Arc::new(ManualClock::new(1, 0)),
+        Arc::new(NoopSink),
+        1,
+    )
+    .unwrap();
+    let req = RouteRequest::new("https://api.example.com/v1/ticker?sym=BTC", "GET");
+    let report = Report::new("spot", "l0", Outcome::Ok, 40);
+    kit.route(&req);
+    kit.report(&report);
+    kit.route(&req);
+
+    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let d = kit.route(&req);
+    let after_route = ALLOCATIONS.load(Ordering::SeqCst);
+    kit.report(&report);
+    let after_report = ALLOCATIONS.load(Ordering::SeqCst);
+
+    assert_eq!(d.url, "https://line0.example.com/v1/ticker?sym=BTC");
+    assert_eq!(after_route - before, 1, "only the output URL");
+    assert_eq!(after_report - after_route, 0, "report allocates nothing");
+}
