@@ -330,4 +330,21 @@ mod tests {
         assert_eq!(b.state(u64::MAX - 1), BreakerState::Open);
         assert_eq!(b.next_deadline(0), Some(u64::MAX));
     }
+
+    #[test]
+    fn import_refuses_a_period_longer_than_its_cooldown_or_already_over() {
+        let mut b = Breaker::default();
+        let p = |until, backoff| PersistedBreaker {
+            open_until_wall_ms: until,
+            backoff,
+        };
+        // 40 s left but the cooldown at back-off 0 is 30 s: it opened in the future.
+        assert!(!b.import(&p(1_040_000, 0), 5, 1_000_000));
+        assert!(!b.import(&p(1_000_000, 0), 5, 1_000_000), "over");
+        assert_eq!(b.state(5), BreakerState::Closed);
+        // At back-off 1 (60 s) it is plausible; it re-opens for the time left.
+        assert!(b.import(&p(1_040_000, 1), 5, 1_000_000));
+        assert_eq!(b.open_until(), Some(40_005));
+        assert_eq!(b.export(5, 2_000), Some(p(42_000, 1)));
+    }
 }

@@ -330,4 +330,29 @@ mod tests {
         s.record(1_000, Outcome::Ok, 10);
         assert_eq!((s.successes(1_000), s.failures(1_000)), (1, 0));
     }
+
+    #[test]
+    fn import_drops_future_old_and_implausible_buckets() {
+        let mut s = WindowStats::new(10_000);
+        s.record(50_000, Outcome::Ok, 10);
+        let exported = s.export(50_500, 1_000_500);
+        assert_eq!(exported.len(), 1);
+        let good = exported[0];
+        let mut fresh = WindowStats::new(10_000);
+        let bad = |f: fn(&mut PersistedBucket)| {
+            let mut b = good;
+            f(&mut b);
+            b
+        };
+        let buckets = [
+            bad(|b| b.start_wall_ms = 2_000_000), // in the future
+            bad(|b| b.start_wall_ms = 0),         // older than the window
+            bad(|b| b.latency_count = 5),         // more latencies than outcomes
+            bad(|b| b.successes = 0),             // empty
+            good,
+        ];
+        assert_eq!(fresh.import(&buckets, 7_000, 1_001_000), 1);
+        assert_eq!(fresh.successes(7_000), 1);
+        assert_eq!(fresh.avg_latency_ms(7_000), Some(10));
+    }
 }
