@@ -40,6 +40,9 @@ use std::sync::{Arc, Weak};
 
 pub use crate::line::router::{RouteDecision, RouteRequest, Topology};
 
+mod persist;
+pub use persist::FLUSH_DELAY_MS;
+
 /// The outcome of one attempt, reported after it finished.
 #[derive(Debug, Clone, Copy)]
 pub struct Report<'a> {
@@ -149,6 +152,8 @@ struct Inner {
     /// `true` while open. Callbacks from transports hold the read side while they work;
     /// `close` takes the write side, so once it returns no callback is running.
     open: RwLock<bool>,
+    /// The state file, when a storage directory is set.
+    persist: Option<persist::Persistence>,
 }
 
 /// The engine. Cheap to share behind an `Arc`; all methods take `&self`.
@@ -172,6 +177,7 @@ struct Parts {
     sink: Arc<dyn TraceSink>,
     seed: u64,
     last_good: Option<LastGoodStore>,
+    storage_dir: Option<PathBuf>,
     transport: Option<Arc<dyn Transport>>,
     mode: RuntimeMode,
 }
@@ -193,6 +199,7 @@ impl LineKit {
             sink,
             seed,
             last_good: None,
+            storage_dir: None,
             transport: None,
             mode: RuntimeMode::Manual,
         })
@@ -228,8 +235,10 @@ impl LineKit {
                 inflight: Mutex::new(HashMap::new()),
                 next_request_id: AtomicU64::new(1),
                 open: RwLock::new(true),
+                persist: p.storage_dir.as_deref().map(persist::Persistence::new),
             }),
         };
+        kit.inner.schedule_load();
         if kit.inner.transport.is_some() {
             let biz: Vec<Arc<str>> = kit
                 .inner
@@ -359,6 +368,9 @@ impl LineKit {
             let line = &pool.lines()[index];
             (line.id.clone(), line.consecutive_faults)
         };
+        if !report.outcome.is_ignored() {
+            inner.mark_dirty();
+        }
         if inner.transport.is_some() && !report.outcome.is_ignored() {
             let t = &topo.config.thresholds;
             let trigger =
@@ -594,6 +606,7 @@ impl Inner {
             *open = false;
         }
         self.runtime.close();
+        self.flush_on_close();
         let cancelled: Vec<u64> = self.inflight.lock().drain().map(|(id, _)| id).collect();
         if let Some(transport) = &self.transport {
             for id in cancelled {
@@ -793,6 +806,8 @@ impl Inner {
                     if let Some(index) = pool.index_of(&line) {
                         pool.record(now, index, outcome, status, cost);
                     }
+                    drop(pool);
+                    self.mark_dirty();
                 }
                 self.detect.lock().probe_finished(&biz);
                 if state.sampler.sample() {
@@ -937,7 +952,8 @@ impl LineKitBuilder {
         self.hard_coded = Some(config);
         self
     }
-    /// Directory for persisted state (last good remote config).
+    /// Directory for persisted state (last good remote config, line statistics, HTTPDNS
+    /// records). Without one nothing is persisted.
     pub fn storage_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.storage_dir = Some(dir.into());
         self
@@ -972,14 +988,17 @@ impl LineKitBuilder {
     /// Builds the engine. It never fails for a bad config source: each bad level is
     /// logged and skipped, down to the hard-coded config.
     pub fn build(self) -> Result<LineKit> {
-        let last_good = match &self.storage_dir {
-            Some(dir) => {
-                std::fs::create_dir_all(dir)
-                    .map_err(|e| Error::Store(format!("storage dir: {e}")))?;
-                Some(LastGoodStore::new(dir))
-            }
-            None => None,
-        };
+        // An unusable storage directory costs persistence, never the engine.
+        let storage_dir = self
+            .storage_dir
+            .filter(|dir| match std::fs::create_dir_all(dir) {
+                Ok(()) => true,
+                Err(e) => {
+                    log::warn!("linekit: storage dir unusable, nothing is persisted: {e}");
+                    false
+                }
+            });
+        let last_good = storage_dir.as_ref().map(LastGoodStore::new);
         let persisted = last_good.as_ref().and_then(|s| match s.load() {
             Ok(text) => text,
             Err(e) => {
@@ -1004,6 +1023,7 @@ impl LineKitBuilder {
             sink: self.sink.unwrap_or_else(|| Arc::new(NoopSink)),
             seed: self.seed.unwrap_or_else(|| fastrand::u64(..)),
             last_good,
+            storage_dir,
             transport: self.transport,
             mode: self.mode,
         })

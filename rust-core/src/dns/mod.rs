@@ -14,7 +14,10 @@ pub mod providers;
 pub mod quarantine;
 pub mod record;
 
-pub use cache::{DnsCache, DnsSettings, InsertError, Inserted, Lookup, Source};
+pub use cache::{
+    DnsCache, DnsImport, DnsSettings, InsertError, Inserted, Lookup, PersistedDns,
+    PersistedQuarantine, PersistedRecord, Source,
+};
 pub use order::order_addresses;
 pub use policy::{classify, is_public, AddrClass, AddressPolicy, HostMatcher, HostPattern};
 pub use providers::{HostAnswer, ProviderError, ProviderFormat};
