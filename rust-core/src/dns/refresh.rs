@@ -21,7 +21,8 @@
 //!
 //! # Hold-off
 //! A host whose round failed on every provider is not retried before the earliest provider
-//! leaves back-off (otherwise every lookup during a provider outage would start a query),
+//! leaves back-off, nor within the base back-off period (otherwise every lookup during a
+//! provider outage, or of a host the providers do not answer, would start a query),
 //! and a host answered NXDOMAIN is not re-queried for `min_ttl_s` (negative caching of the
 //! *query*; lookups keep answering `system`). Holds are per network handle.
 //!
@@ -363,25 +364,27 @@ impl Refresher {
     }
 
     /// Every provider failed for `hosts`: hold them off until the earliest provider leaves
-    /// back-off. Returns that time, if any provider is backing off.
+    /// back-off, and for at least the base back-off period (a host that no provider
+    /// answers is not re-asked on every lookup). Returns the end of the hold.
     pub fn failed_everywhere(
         &mut self,
         hosts: &[Arc<str>],
         network: NetworkKey,
         now_ms: u64,
-    ) -> Option<u64> {
+    ) -> u64 {
         self.finished(hosts, network);
-        let until = self
+        let recovery = self
             .providers
             .iter()
             .filter(|p| p.supported)
             .map(|p| p.until_ms)
             .min()
-            .filter(|&u| u > now_ms)?;
+            .unwrap_or(0);
+        let until = recovery.max(now_ms.saturating_add(self.backoff.base_ms));
         for h in hosts {
             self.hold(h, network, until, now_ms);
         }
-        Some(until)
+        until
     }
 
     /// `host` does not exist (NXDOMAIN): no query for it on this network until `until_ms`.
@@ -541,7 +544,7 @@ mod tests {
         r.enqueue("h", net(1), 0);
         let (round, i) = r.drain(net(1), false, 0).remove(0);
         r.provider_failed(i, 0);
-        assert_eq!(r.failed_everywhere(&round.hosts, net(1), 0), Some(30_000));
+        assert_eq!(r.failed_everywhere(&round.hosts, net(1), 0), 30_000);
         assert_eq!(r.enqueue("h", net(2), 29_999), Enqueue::Held(30_000));
         assert_eq!(
             r.enqueue("h", net(2), 30_000),

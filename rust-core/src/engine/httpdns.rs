@@ -184,7 +184,7 @@ impl Inner {
                 .failed_everywhere(&round.hosts, round.network, now);
             log::warn!(
                 "linekit: httpdns refresh of {n} host(s) failed on every provider; retry after {} ms",
-                until.map_or(0, |u| u.saturating_sub(now))
+                until.saturating_sub(now)
             );
             return;
         };
