@@ -423,20 +423,27 @@ impl LineKit {
     /// The platform reported a new default network (or a change of the current one).
     /// The DNS cache switches to it (records never cross networks; HTTPDNS is bypassed
     /// where [`crate::net::HttpDnsBypass`] says so). A network that becomes validated
-    /// triggers a detect of every business line and the HTTPDNS pre-resolve list.
+    /// triggers a detect of every business line; a network on which HTTPDNS becomes usable
+    /// (validated, no VPN, proxy or strict Private DNS) gets the pre-resolve list.
     pub fn on_network_changed(&self, network: NetworkState) {
         let inner = &self.inner;
-        let became_validated = {
+        let (became_validated, httpdns_usable) = {
             let mut monitor = inner.network.lock();
             let before = monitor.state().clone();
+            let bypass_before = monitor.current().1;
             monitor.on_network_changed(network.clone());
             // Published under the monitor lock: HTTPDNS answers check the network key
             // under the same lock before they are inserted.
             let (key, bypass) = monitor.current();
             inner.dns.set_network(key, bypass);
-            network.validated && (!before.validated || before.handle != network.handle)
+            (
+                network.validated && (!before.validated || before.handle != network.handle),
+                // Validated now, and HTTPDNS was unusable before (not validated, VPN,
+                // strict Private DNS, proxy) or this is another network.
+                bypass.is_none() && (bypass_before.is_some() || before.handle != network.handle),
+            )
         };
-        if became_validated {
+        if httpdns_usable {
             inner.pre_resolve();
         }
         if became_validated && inner.transport.is_some() {
