@@ -144,7 +144,7 @@ impl Inner {
             return;
         };
         let stage = stage.unwrap_or_else(|| Stage::first(provider.format));
-        if !round.tried.iter().any(|t| *t == provider.id) {
+        if !round.tried.contains(&provider.id) {
             round.tried.push(provider.id.clone());
         }
         let Some(query) = build_query(provider.format, &provider.url, &round.hosts, stage) else {
