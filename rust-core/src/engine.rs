@@ -509,7 +509,11 @@ impl LineKit {
     pub fn connect_failed(&self, host: &str, ip: IpAddr, error: ConnectError) -> bool {
         let now = self.inner.clock.now_ms();
         let network = self.inner.dns.network().0;
-        self.inner.dns.connect_failed(network, host, ip, error, now)
+        let quarantined = self.inner.dns.connect_failed(network, host, ip, error, now);
+        if quarantined {
+            self.inner.mark_dirty();
+        }
+        quarantined
     }
 
     /// A connect to `ip` for `host` succeeded on the current network: clears its

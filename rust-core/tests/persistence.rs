@@ -635,3 +635,87 @@ fn records_of_other_networks_stay_parked_until_that_network_returns() {
     after.set_network(NetworkKey::new(100, 2), None);
     assert_eq!(after.lookup(HOST, 10).source, Source::HttpDns);
 }
+
+// ---- HTTPDNS through the engine -----------------------------------------------------
+
+/// Answers every HTTPDNS query at once with one address per host.
+struct AnsweringTransport;
+
+impl linekit_core::transport::Transport for AnsweringTransport {
+    fn start(
+        &self,
+        request: linekit_core::transport::TransportRequest,
+        done: linekit_core::transport::Completion,
+    ) {
+        let host = request.url.split("host=").nth(1).unwrap_or("").to_string();
+        let body =
+            format!(r#"{{"host":"{host}","ips":["93.184.216.34","93.184.216.35"],"ttl":600}}"#);
+        done.complete(linekit_core::transport::TransportResult::Response {
+            status: 200,
+            body: body.into_bytes(),
+        });
+    }
+}
+
+const DNS_CONFIG: &str = r#"{"version": 1,
+    "thresholds": {"startup_detect_delay_ms": 100000000, "revive_interval_ms": 100000000},
+    "biz_lines": {"spot": {"match": ["api.example.com"], "http": [{"id": "a", "url": "https://a.example.com"}]}},
+    "httpdns": {"providers": [{"id": "ali", "format": "aliyun", "url": "https://203.0.113.7/1/d"}],
+                "hosts": ["*.example.com"]}}"#;
+
+fn dns_engine(dir: &Path, clock: &ManualClock, transport: bool) -> LineKit {
+    let mut b = LineKit::builder()
+        .config_json(DNS_CONFIG)
+        .storage_dir(dir)
+        .clock(Arc::new(clock.clone()))
+        .runtime_mode(RuntimeMode::Manual)
+        .seed(7);
+    if transport {
+        b = b.transport(Arc::new(AnsweringTransport));
+    }
+    b.build().expect("engine builds")
+}
+
+#[test]
+fn engine_httpdns_records_and_quarantine_survive_a_restart() {
+    let dir = TempDir::new("engine-dns");
+    let clock = ManualClock::new(1_000, WALL0);
+    let kit = dns_engine(dir.path(), &clock, true);
+    kit.run_due();
+    assert_eq!(
+        kit.lookup("img.example.com").source,
+        Source::System,
+        "first a miss"
+    );
+    kit.run_due();
+    let served = kit.lookup("img.example.com");
+    assert_eq!(served.source, Source::HttpDns);
+    assert!(kit.connect_failed(
+        "img.example.com",
+        ip("93.184.216.34"),
+        ConnectError::Refused
+    ));
+    clock.advance(FLUSH_DELAY_MS);
+    kit.run_due();
+    drop(kit);
+
+    let clock = ManualClock::new(5_000, WALL0 + 10_000);
+    let kit = dns_engine(dir.path(), &clock, false);
+    assert_eq!(
+        kit.lookup("img.example.com").source,
+        Source::System,
+        "nothing before the load task"
+    );
+    kit.run_due();
+    let after = kit.lookup("img.example.com");
+    assert_eq!(
+        after.source,
+        Source::HttpDns,
+        "served after restart without any query"
+    );
+    assert_eq!(
+        after.addrs.to_vec(),
+        vec![ip("93.184.216.35")],
+        "the address quarantined before the restart is still left out"
+    );
+}

@@ -340,6 +340,9 @@ impl Inner {
             }
             drop(monitor);
         }
+        if !stored.is_empty() {
+            self.mark_dirty();
+        }
         let mut r = self.refresh.lock();
         if stored.is_empty() {
             r.provider_failed(index, now);

@@ -14,12 +14,12 @@
 //! - A flush never runs before the load (it loads first), never overwrites a file with a
 //!   higher sequence ([`crate::store::state::StateStore::save`]), and a write problem
 //!   (unwritable directory, full disk) is logged once and otherwise ignored.
-//! - Until the engine owns an HTTPDNS cache, the DNS section read at load is written back
-//!   unchanged, so records are not lost; they still expire by their wall-clock TTL on the
-//!   next load.
+//! - HTTPDNS records and quarantine are restored through [`crate::dns::DnsCache::import`],
+//!   which rebuilds deadlines from wall-clock receipt time and applies today's address
+//!   policy; records from another boot are dropped (network handles are per boot).
 
 use super::Inner;
-use crate::dns::PersistedDns;
+use crate::dns::DnsImport;
 use crate::line::Protocol;
 use crate::store::state::{boot_id, PersistedPool, SaveOutcome, StateBody, StateStore};
 use parking_lot::Mutex;
@@ -37,8 +37,6 @@ pub(super) struct Persistence {
     /// A write problem was logged (cleared by the next successful write).
     warned: AtomicBool,
     boot_id: Option<String>,
-    /// DNS section kept from the load until the engine owns a DNS cache.
-    carried_dns: Mutex<PersistedDns>,
 }
 
 impl Persistence {
@@ -48,7 +46,6 @@ impl Persistence {
             dirty: AtomicBool::new(false),
             warned: AtomicBool::new(false),
             boot_id: boot_id(),
-            carried_dns: Mutex::new(PersistedDns::default()),
         }
     }
 }
@@ -102,13 +99,16 @@ impl Inner {
             }
         }
         let dns = if body.same_boot(p.boot_id.as_deref()) {
-            body.dns
+            self.dns.import(&body.dns, now, wall)
         } else {
-            PersistedDns::default()
+            DnsImport::default()
         };
-        let records = dns.records.len();
-        *p.carried_dns.lock() = dns;
-        log::info!("linekit: restored state: {lines} lines, {records} dns records");
+        log::info!(
+            "linekit: restored state: {lines} lines, {} dns records, {} quarantined addresses ({} dropped)",
+            dns.records,
+            dns.quarantine,
+            dns.dropped
+        );
     }
 
     /// Notes that persisted state changed; schedules a flush if none is pending.
@@ -184,7 +184,7 @@ impl Inner {
             saved_wall_ms: wall,
             boot_id: p.boot_id.clone(),
             pools,
-            dns: p.carried_dns.lock().clone(),
+            dns: self.dns.export(wall, now),
         }
     }
 }
