@@ -17,6 +17,11 @@ pub trait Clock: Send + Sync + 'static {
     fn wall_ms(&self) -> u64;
 }
 
+/// Where [`SystemClock`]'s monotonic time starts (about 49.7 days). Persisted history
+/// (window buckets) is placed *before* the process started when restored; a large origin
+/// leaves room for it instead of dropping everything older than the process.
+pub const MONO_ORIGIN_MS: u64 = 1 << 32;
+
 /// The real clock: [`Instant`] for monotonic time, [`SystemTime`] for wall time.
 #[derive(Debug)]
 pub struct SystemClock {
@@ -40,8 +45,8 @@ impl Default for SystemClock {
 
 impl Clock for SystemClock {
     fn now_ms(&self) -> u64 {
-        // Start at 1 so that 0 can mean "never" in stored timestamps.
-        self.origin.elapsed().as_millis() as u64 + 1
+        // Never 0 (so 0 can mean "never"), and with room before it (see MONO_ORIGIN_MS).
+        self.origin.elapsed().as_millis() as u64 + MONO_ORIGIN_MS
     }
 
     fn wall_ms(&self) -> u64 {

@@ -15,12 +15,18 @@
 //! answers cannot keep a business line "in flight" forever. [`LineKit::close`] stops the
 //! runtime, drops in-flight requests and returns once no engine callback is running; no
 //! trace event is emitted after it returns.
+//!
+//! HTTPDNS: the engine owns a [`DnsCache`] (settings from `httpdns`, network from
+//! [`LineKit::on_network_changed`]); [`LineKit::lookup`] reads it without blocking and
+//! queues refreshes, which the runtime performs through the transport (module `httpdns`).
 
 use crate::clock::{Clock, SystemClock};
 use crate::config::source::{check_update, resolve, ConfigSource, ConfigSources, LastGoodStore};
 use crate::config::validate::parse_config;
 use crate::config::Config;
 use crate::detect::{DetectScheduler, Plan, Trigger};
+use crate::dns::refresh::{BackoffPolicy, Refresher};
+use crate::dns::{ConnectError, DnsCache, DnsSettings, Lookup};
 use crate::line::headers;
 use crate::line::pool::PoolSnapshot;
 use crate::line::{Outcome, Protocol, WsEvent};
@@ -34,11 +40,18 @@ use crate::{Error, Result};
 use arc_swap::ArcSwap;
 use parking_lot::{Mutex, RwLock};
 use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 pub use crate::line::router::{RouteDecision, RouteRequest, Topology};
+pub use httpdns::DnsRecordState;
+
+mod httpdns;
+
+mod persist;
+pub use persist::FLUSH_DELAY_MS;
 
 /// The outcome of one attempt, reported after it finished.
 #[derive(Debug, Clone, Copy)]
@@ -112,6 +125,8 @@ enum Pending {
         line: Arc<str>,
         started_at: u64,
     },
+    /// An HTTPDNS query for some hosts on one network.
+    HttpDns(httpdns::DnsQuery),
 }
 
 #[derive(Debug)]
@@ -144,11 +159,15 @@ struct Inner {
     transport: Option<Arc<dyn Transport>>,
     detect: Mutex<DetectScheduler>,
     network: Mutex<NetworkMonitor>,
+    dns: DnsCache,
+    refresh: Mutex<Refresher>,
     inflight: Mutex<HashMap<u64, InFlight>>,
     next_request_id: AtomicU64,
     /// `true` while open. Callbacks from transports hold the read side while they work;
     /// `close` takes the write side, so once it returns no callback is running.
     open: RwLock<bool>,
+    /// The state file, when a storage directory is set.
+    persist: Option<persist::Persistence>,
 }
 
 /// The engine. Cheap to share behind an `Arc`; all methods take `&self`.
@@ -172,6 +191,7 @@ struct Parts {
     sink: Arc<dyn TraceSink>,
     seed: u64,
     last_good: Option<LastGoodStore>,
+    storage_dir: Option<PathBuf>,
     transport: Option<Arc<dyn Transport>>,
     mode: RuntimeMode,
 }
@@ -193,6 +213,7 @@ impl LineKit {
             sink,
             seed,
             last_good: None,
+            storage_dir: None,
             transport: None,
             mode: RuntimeMode::Manual,
         })
@@ -211,6 +232,9 @@ impl LineKit {
             })?,
         };
         let detect = DetectScheduler::new(&state.topology.config.thresholds, p.seed, now);
+        let httpdns_config = &state.topology.config.httpdns;
+        let dns = DnsCache::new(dns_settings(httpdns_config), p.seed);
+        let refresh = Refresher::new(httpdns_config, BackoffPolicy::default());
         let kit = LineKit {
             inner: Arc::new(Inner {
                 state: ArcSwap::from_pointee(state),
@@ -225,11 +249,15 @@ impl LineKit {
                 transport: p.transport,
                 detect: Mutex::new(detect),
                 network: Mutex::new(NetworkMonitor::new()),
+                dns,
+                refresh: Mutex::new(refresh),
                 inflight: Mutex::new(HashMap::new()),
                 next_request_id: AtomicU64::new(1),
                 open: RwLock::new(true),
+                persist: p.storage_dir.as_deref().map(persist::Persistence::new),
             }),
         };
+        kit.inner.schedule_load();
         if kit.inner.transport.is_some() {
             let biz: Vec<Arc<str>> = kit
                 .inner
@@ -244,6 +272,7 @@ impl LineKit {
                 kit.inner.trigger(b, Trigger::Startup);
             }
             Inner::schedule_revive(&kit.inner);
+            kit.inner.pre_resolve();
         }
         Ok(kit)
     }
@@ -359,6 +388,9 @@ impl LineKit {
             let line = &pool.lines()[index];
             (line.id.clone(), line.consecutive_faults)
         };
+        if !report.outcome.is_ignored() {
+            inner.mark_dirty();
+        }
         if inner.transport.is_some() && !report.outcome.is_ignored() {
             let t = &topo.config.thresholds;
             let trigger =
@@ -419,15 +451,31 @@ impl LineKit {
     }
 
     /// The platform reported a new default network (or a change of the current one).
-    /// A network that becomes validated triggers a detect of every business line.
+    /// The DNS cache switches to it (records never cross networks; HTTPDNS is bypassed
+    /// where [`crate::net::HttpDnsBypass`] says so). A network that becomes validated
+    /// triggers a detect of every business line; a network on which HTTPDNS becomes usable
+    /// (validated, no VPN, proxy or strict Private DNS) gets the pre-resolve list.
     pub fn on_network_changed(&self, network: NetworkState) {
         let inner = &self.inner;
-        let became_validated = {
+        let (became_validated, httpdns_usable) = {
             let mut monitor = inner.network.lock();
             let before = monitor.state().clone();
+            let bypass_before = monitor.current().1;
             monitor.on_network_changed(network.clone());
-            network.validated && (!before.validated || before.handle != network.handle)
+            // Published under the monitor lock: HTTPDNS answers check the network key
+            // under the same lock before they are inserted.
+            let (key, bypass) = monitor.current();
+            inner.dns.set_network(key, bypass);
+            (
+                network.validated && (!before.validated || before.handle != network.handle),
+                // Validated now, and HTTPDNS was unusable before (not validated, VPN,
+                // strict Private DNS, proxy) or this is another network.
+                bypass.is_none() && (bypass_before.is_some() || before.handle != network.handle),
+            )
         };
+        if httpdns_usable {
+            inner.pre_resolve();
+        }
         if became_validated && inner.transport.is_some() {
             let biz: Vec<Arc<str>> = inner
                 .state
@@ -441,6 +489,45 @@ impl LineKit {
                 inner.trigger(b, Trigger::NetworkValidated);
             }
         }
+    }
+
+    /// The addresses to use for `host` (a pure snapshot read; see [`DnsCache::lookup`]).
+    /// `source: system` means the caller must use the platform resolver. When a refresh
+    /// is due (a miss for an HTTPDNS host, or a record past `refresh_at`) it is queued for
+    /// the runtime without waiting; concurrent lookups coalesce into one query.
+    pub fn lookup(&self, host: &str) -> Lookup {
+        let now = self.inner.clock.now_ms();
+        let answer = self.inner.dns.lookup(host, now);
+        if answer.refresh_due {
+            self.inner.request_refresh(host, now);
+        }
+        answer
+    }
+
+    /// A connect to `ip` for `host` failed on the current network; attributable failures
+    /// quarantine the address (never the last one of a record). Returns whether it did.
+    pub fn connect_failed(&self, host: &str, ip: IpAddr, error: ConnectError) -> bool {
+        let now = self.inner.clock.now_ms();
+        let network = self.inner.dns.network().0;
+        let quarantined = self.inner.dns.connect_failed(network, host, ip, error, now);
+        if quarantined {
+            self.inner.mark_dirty();
+        }
+        quarantined
+    }
+
+    /// A connect to `ip` for `host` succeeded on the current network: clears its
+    /// quarantine.
+    pub fn connect_succeeded(&self, host: &str, ip: IpAddr) {
+        let now = self.inner.clock.now_ms();
+        let network = self.inner.dns.network().0;
+        self.inner.dns.connect_succeeded(network, host, ip, now);
+    }
+
+    /// The current network's HTTPDNS records (host, addresses, provider, TTL, time left),
+    /// sorted by host.
+    pub fn dns_records(&self) -> Vec<DnsRecordState> {
+        self.inner.dns_records()
     }
 
     /// The last network the platform reported.
@@ -466,6 +553,9 @@ impl LineKit {
                     .detect
                     .lock()
                     .set_thresholds(&state.topology.config.thresholds, inner.clock.now_ms());
+                let httpdns_config = &state.topology.config.httpdns;
+                inner.dns.set_settings(dns_settings(httpdns_config));
+                inner.refresh.lock().set_providers(httpdns_config);
                 inner.state.store(Arc::new(state));
                 if let Some(store) = &inner.last_good {
                     if let Err(e) = store.save(json) {
@@ -522,7 +612,9 @@ impl LineKit {
         out
     }
 
-    /// The engine's state as JSON: `{"version":N,"downgrade":b,"source":..,"pools":{..}}`.
+    /// The engine's state as JSON: `{"version":N,"downgrade":b,"source":..,"pools":{..},
+    /// "httpdns":{"records":[{host,addresses,provider,ttl_s,refresh_in_ms,expires_in_ms}],
+    /// "providers":[{id,backoff_ms}]}}` (no payloads).
     pub fn state_json(&self) -> String {
         serde_json::json!({
             "version": self.config().version,
@@ -533,6 +625,12 @@ impl LineKit {
                 "validated": self.network().validated,
             },
             "pools": self.pools(),
+            "httpdns": {
+                "records": self.dns_records(),
+                "providers": self.inner.provider_backoff().into_iter()
+                    .map(|(id, ms)| serde_json::json!({ "id": id, "backoff_ms": ms }))
+                    .collect::<Vec<_>>(),
+            },
         })
         .to_string()
     }
@@ -594,6 +692,7 @@ impl Inner {
             *open = false;
         }
         self.runtime.close();
+        self.flush_on_close();
         let cancelled: Vec<u64> = self.inflight.lock().drain().map(|(id, _)| id).collect();
         if let Some(transport) = &self.transport {
             for id in cancelled {
@@ -688,6 +787,7 @@ impl Inner {
                 RequestKind::Probe,
                 method,
                 url,
+                Vec::new(),
                 config.thresholds.timeout_ms,
                 Pending::Probe {
                     biz: biz.clone(),
@@ -708,6 +808,7 @@ impl Inner {
         kind: RequestKind,
         method: &str,
         url: String,
+        headers: Vec<(String, String)>,
         timeout_ms: u64,
         pending: Pending,
     ) {
@@ -740,7 +841,7 @@ impl Inner {
                 kind,
                 method: method.to_string(),
                 url,
-                headers: Vec::new(),
+                headers,
                 timeout_ms,
             },
             Completion::new(move |result| {
@@ -793,6 +894,8 @@ impl Inner {
                     if let Some(index) = pool.index_of(&line) {
                         pool.record(now, index, outcome, status, cost);
                     }
+                    drop(pool);
+                    self.mark_dirty();
                 }
                 self.detect.lock().probe_finished(&biz);
                 if state.sampler.sample() {
@@ -809,6 +912,7 @@ impl Inner {
                     });
                 }
             }
+            Pending::HttpDns(query) => self.finish_httpdns(query, result),
         }
     }
 
@@ -851,6 +955,18 @@ impl Inner {
             }),
         );
     }
+}
+
+/// Cache settings from the `httpdns` section (invalid host patterns are logged, by count).
+fn dns_settings(config: &crate::config::model::HttpDnsConfig) -> DnsSettings {
+    let (settings, invalid) = DnsSettings::from_config(config);
+    if !invalid.is_empty() {
+        log::warn!(
+            "linekit: {} httpdns host pattern(s) ignored as invalid",
+            invalid.len()
+        );
+    }
+    settings
 }
 
 /// The probe URL of a line: its own origin (never routed), HTTP family, plus the path.
@@ -937,7 +1053,8 @@ impl LineKitBuilder {
         self.hard_coded = Some(config);
         self
     }
-    /// Directory for persisted state (last good remote config).
+    /// Directory for persisted state (last good remote config, line statistics, HTTPDNS
+    /// records). Without one nothing is persisted.
     pub fn storage_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.storage_dir = Some(dir.into());
         self
@@ -972,14 +1089,17 @@ impl LineKitBuilder {
     /// Builds the engine. It never fails for a bad config source: each bad level is
     /// logged and skipped, down to the hard-coded config.
     pub fn build(self) -> Result<LineKit> {
-        let last_good = match &self.storage_dir {
-            Some(dir) => {
-                std::fs::create_dir_all(dir)
-                    .map_err(|e| Error::Store(format!("storage dir: {e}")))?;
-                Some(LastGoodStore::new(dir))
-            }
-            None => None,
-        };
+        // An unusable storage directory costs persistence, never the engine.
+        let storage_dir = self
+            .storage_dir
+            .filter(|dir| match std::fs::create_dir_all(dir) {
+                Ok(()) => true,
+                Err(e) => {
+                    log::warn!("linekit: storage dir unusable, nothing is persisted: {e}");
+                    false
+                }
+            });
+        let last_good = storage_dir.as_ref().map(LastGoodStore::new);
         let persisted = last_good.as_ref().and_then(|s| match s.load() {
             Ok(text) => text,
             Err(e) => {
@@ -1004,6 +1124,7 @@ impl LineKitBuilder {
             sink: self.sink.unwrap_or_else(|| Arc::new(NoopSink)),
             seed: self.seed.unwrap_or_else(|| fastrand::u64(..)),
             last_good,
+            storage_dir,
             transport: self.transport,
             mode: self.mode,
         })

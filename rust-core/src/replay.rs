@@ -9,6 +9,7 @@
 
 use crate::clock::ManualClock;
 use crate::config::validate::parse_config;
+use crate::dns::ConnectError;
 use crate::engine::{LineKit, Report, RuntimeMode};
 use crate::line::{Outcome, Protocol, WsEvent};
 use crate::net::{NetworkState, PrivateDnsMode};
@@ -21,6 +22,7 @@ use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::io::Write;
+use std::net::IpAddr;
 use std::sync::Arc;
 
 /// Largest scenario accepted (bytes).
@@ -174,6 +176,34 @@ pub enum Step {
         #[serde(default)]
         error: Option<String>,
     },
+    /// Resolve a host through the HTTPDNS cache; prints `addresses` and `source`.
+    Lookup {
+        /// Virtual time.
+        at: u64,
+        /// Host name.
+        host: String,
+    },
+    /// A connect to `ip` for `host` failed (`error` is a `ConnectError` name).
+    ConnectFailed {
+        /// Virtual time.
+        at: u64,
+        /// Host name.
+        host: String,
+        /// The address that failed.
+        ip: String,
+        /// `connect_refused`, `connect_timeout`, `no_route`, `tls_failure`, `http_5xx`,
+        /// `read_timeout`, `proxy_connect` or `cancelled`.
+        error: String,
+    },
+    /// A connect to `ip` for `host` succeeded (clears its quarantine).
+    ConnectSucceeded {
+        /// Virtual time.
+        at: u64,
+        /// Host name.
+        host: String,
+        /// The address.
+        ip: String,
+    },
     /// Ask for a detect of a business line.
     Detect {
         /// Virtual time.
@@ -197,10 +227,18 @@ impl Step {
             | Step::Downgrade { at, .. }
             | Step::Respond { at, .. }
             | Step::Detect { at, .. }
+            | Step::Lookup { at, .. }
+            | Step::ConnectFailed { at, .. }
+            | Step::ConnectSucceeded { at, .. }
             | Step::State { at }
             | Step::Tick { at } => *at,
         }
     }
+}
+
+fn parse_ip(ip: &str, path: &str) -> Result<IpAddr> {
+    ip.parse()
+        .map_err(|_| Error::InvalidArgument(format!("{path}.ip: not an IP address")))
 }
 
 fn protocol(p: &Option<String>, path: &str) -> Result<Protocol> {
@@ -291,6 +329,15 @@ pub fn parse_scenario(text: &str) -> Result<(String, u64, Vec<Step>)> {
                         "{path}: an `error` has no status or body"
                     )));
                 }
+            }
+            Step::ConnectFailed { ip, error, .. } => {
+                parse_ip(ip, &path)?;
+                error
+                    .parse::<ConnectError>()
+                    .map_err(|e| Error::InvalidArgument(format!("{path}.error: {e}")))?;
+            }
+            Step::ConnectSucceeded { ip, .. } => {
+                parse_ip(ip, &path)?;
             }
             _ => {}
         }
@@ -573,6 +620,26 @@ fn execute(engine: &LineKit, step: &Step, transport: &ScriptedTransport) -> Resu
         }
         Step::Detect { biz, .. } => {
             engine.detect(biz);
+            None
+        }
+        Step::Lookup { at, host } => {
+            let l = engine.lookup(host);
+            let addrs: Vec<String> = l.addrs.iter().map(ToString::to_string).collect();
+            Some(line(
+                *at,
+                "lookup",
+                json!({ "host": host, "addresses": addrs, "source": l.source.as_str() }),
+            ))
+        }
+        Step::ConnectFailed {
+            host, ip, error, ..
+        } => {
+            let error: ConnectError = error.parse().map_err(Error::InvalidArgument)?;
+            engine.connect_failed(host, parse_ip(ip, "connect_failed")?, error);
+            None
+        }
+        Step::ConnectSucceeded { host, ip, .. } => {
+            engine.connect_succeeded(host, parse_ip(ip, "connect_succeeded")?);
             None
         }
         Step::Config { at, config } => {

@@ -376,6 +376,11 @@ fn httpdns(c: &Config, allow_cleartext: bool, f: &mut Findings) {
                 &format!("{path}.format"),
                 format!("must be one of {}", PROVIDER_FORMATS.join(", ")),
             );
+        } else if p.format == "doh-wire" && !cfg!(feature = "doh-wire") {
+            f.rule(
+                &format!("{path}.format"),
+                "doh-wire is not available: this build lacks the `doh-wire` cargo feature",
+            );
         }
         if let Err(why) = provider_url(&p.url, allow_cleartext) {
             f.rule(&format!("{path}.url"), why);

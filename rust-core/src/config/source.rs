@@ -19,7 +19,7 @@ use super::model::{BizLine, Config, LineConfig};
 use super::seal::open;
 use super::validate::{parse_config, validate, MAX_CONFIG_BYTES};
 use crate::error::{Error, Result};
-use crate::store::{atomic_write, read_limited};
+use crate::store::{atomic_write, decode_checked, encode_checked, read_limited};
 use std::path::{Path, PathBuf};
 
 /// One level of the source chain.
@@ -151,7 +151,8 @@ impl Config {
     }
 }
 
-const STORE_MAGIC: &str = "linekit-last-good v1 fnv1a64:";
+const STORE_TAG: &str = "linekit-last-good";
+const STORE_VERSION: u32 = 1;
 const STORE_FILE: &str = "config.last_good";
 
 /// Persists the last good remote config text in a storage directory.
@@ -178,21 +179,13 @@ impl LastGoodStore {
         let Some(bytes) = read_limited(&path, MAX_CONFIG_BYTES + 128)? else {
             return Ok(None);
         };
-        let corrupt = |why: &str| Error::Store(format!("{} is corrupt: {why}", path.display()));
-        let text = String::from_utf8(bytes).map_err(|_| corrupt("not UTF-8"))?;
-        let (header, body) = text.split_once('\n').ok_or_else(|| corrupt("no header"))?;
-        let sum = header
-            .strip_prefix(STORE_MAGIC)
-            .ok_or_else(|| corrupt("unknown format"))?;
-        if sum != format!("{:016x}", fnv1a64(body.as_bytes())) {
-            return Err(corrupt("checksum mismatch"));
-        }
-        Ok(Some(body.to_string()))
+        let (_, body) = decode_checked(&path, bytes, STORE_TAG, STORE_VERSION)?;
+        Ok(Some(body))
     }
 
     /// Atomically replaces the persisted text.
     pub fn save(&self, text: &str) -> Result<()> {
-        let file = format!("{STORE_MAGIC}{:016x}\n{text}", fnv1a64(text.as_bytes()));
+        let file = encode_checked(STORE_TAG, STORE_VERSION, text);
         atomic_write(&self.path(), file.as_bytes())
     }
 
@@ -200,12 +193,4 @@ impl LastGoodStore {
     pub fn dir(&self) -> &Path {
         &self.dir
     }
-}
-
-/// FNV-1a, 64 bit: detects torn and bit-flipped files (not an integrity check against an
-/// attacker — the text is validated as a config anyway).
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }

@@ -87,8 +87,8 @@ pub enum Plan {
 
 #[derive(Debug, Default, Clone)]
 struct BizDetect {
-    /// `(at, token)` of the scheduled detect.
-    scheduled: Option<(u64, u64)>,
+    /// `(at, token, is_startup)` of the scheduled detect.
+    scheduled: Option<(u64, u64, bool)>,
     in_flight: u32,
     last_start: Option<u64>,
 }
@@ -149,8 +149,11 @@ impl DetectScheduler {
             return Plan::InFlight;
         }
         match state.scheduled {
-            Some((scheduled_at, _)) if scheduled_at <= at => return Plan::InFlight,
-            Some(_) => {} // an urgent trigger pulls a later (start-up) detect forward
+            // Only the delayed, low-priority start-up detect is pulled forward by a more
+            // urgent trigger; re-rolling the jitter on every trigger would bias starts
+            // early and bunch a fleet's probes together.
+            Some((scheduled_at, _, true)) if trigger != Trigger::Startup && at < scheduled_at => {}
+            Some(_) => return Plan::InFlight,
             None => {
                 if trigger != Trigger::Manual {
                     if let Some(last) = state.last_start {
@@ -162,7 +165,7 @@ impl DetectScheduler {
                 }
             }
         }
-        state.scheduled = Some((at, token));
+        state.scheduled = Some((at, token, trigger == Trigger::Startup));
         self.next_token += 1;
         Plan::StartAt { at, token }
     }
@@ -173,7 +176,7 @@ impl DetectScheduler {
     /// granted.
     pub fn begin(&mut self, biz: &Arc<str>, token: u64, wanted: u32, now_ms: u64) -> Option<u32> {
         let state = self.biz.get_mut(biz)?;
-        if state.scheduled.map(|(_, t)| t) != Some(token) {
+        if state.scheduled.map(|(_, t, _)| t) != Some(token) {
             return None;
         }
         let granted = self.budget.take(now_ms, wanted);

@@ -34,11 +34,12 @@ use crate::config::model::HttpDnsConfig;
 use crate::dns::order::order_addresses;
 use crate::dns::policy::{normalize_host, AddressPolicy, HostMatcher};
 use crate::dns::providers::HostAnswer;
-use crate::dns::quarantine::{ConnectError, HostQuarantine, QuarantinePolicy};
+use crate::dns::quarantine::{ConnectError, HostQuarantine, QuarantineEntry, QuarantinePolicy};
 use crate::dns::record::{DnsRecord, TtlPolicy};
 use crate::net::{HttpDnsBypass, NetworkKey};
 use arc_swap::ArcSwap;
 use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -147,6 +148,66 @@ pub struct Inserted {
     /// Addresses the policy refused (with their class).
     pub rejected: Vec<(IpAddr, &'static str)>,
 }
+
+/// A record as persisted: everything needed to re-validate it and rebuild its deadlines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PersistedRecord {
+    /// Network handle the record was learned on.
+    pub network: u64,
+    /// Host (normalized).
+    pub host: String,
+    /// Addresses as served.
+    pub addrs: Vec<IpAddr>,
+    /// Provider id.
+    pub provider: String,
+    /// Wall-clock receipt time (Unix ms).
+    pub received_wall_ms: u64,
+    /// Effective TTL in seconds.
+    pub ttl_s: u64,
+}
+
+/// A quarantine entry as persisted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PersistedQuarantine {
+    /// Network handle.
+    pub network: u64,
+    /// Host (normalized).
+    pub host: String,
+    /// The address.
+    pub ip: IpAddr,
+    /// Consecutive attributable failures.
+    pub strikes: u32,
+    /// Wall-clock end of the quarantine (Unix ms).
+    pub until_wall_ms: u64,
+}
+
+/// Everything the cache persists (see [`DnsCache::export`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PersistedDns {
+    /// Records of every kept network.
+    #[serde(default, deserialize_with = "crate::store::lenient_vec")]
+    pub records: Vec<PersistedRecord>,
+    /// Quarantine entries of every kept network.
+    #[serde(default, deserialize_with = "crate::store::lenient_vec")]
+    pub quarantine: Vec<PersistedQuarantine>,
+}
+
+/// What [`DnsCache::import`] kept and dropped.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DnsImport {
+    /// Records now served (or parked).
+    pub records: usize,
+    /// Quarantine entries restored.
+    pub quarantine: usize,
+    /// Entries dropped (expired, from the future, absurd, refused by the current policy,
+    /// or already known with newer data).
+    pub dropped: usize,
+}
+
+/// Longest TTL accepted from a file (a day): anything longer is not ours.
+const MAX_PERSISTED_TTL_S: u64 = 86_400;
+/// Most strikes accepted from a file.
+const MAX_PERSISTED_STRIKES: u32 = 64;
 
 #[derive(Debug, Clone, Default)]
 struct HostEntry {
@@ -428,6 +489,112 @@ impl DnsCache {
         out
     }
 
+    /// Every network's fresh records and quarantine entries at monotonic `now_ms`, with
+    /// deadlines converted to wall `wall_ms` (for persistence).
+    pub fn export(&self, wall_ms: u64, now_ms: u64) -> PersistedDns {
+        let w = self.writer.lock();
+        let snap = self.snap.load_full();
+        let mut out = PersistedDns::default();
+        let maps = w
+            .parked
+            .iter()
+            .map(|(h, m)| (*h, m))
+            .chain(std::iter::once((snap.network.handle(), &snap.hosts)));
+        for (network, map) in maps {
+            let mut hosts: Vec<_> = map.iter().collect();
+            hosts.sort_by(|a, b| a.0.cmp(b.0));
+            for (host, entry) in hosts {
+                if let Some(r) = entry.record.as_ref().filter(|r| r.is_fresh(now_ms)) {
+                    out.records.push(PersistedRecord {
+                        network,
+                        host: host.to_string(),
+                        addrs: r.addrs.to_vec(),
+                        provider: r.provider.to_string(),
+                        received_wall_ms: r.received_wall_ms,
+                        ttl_s: r.ttl_s,
+                    });
+                }
+                for e in entry.quarantine.iter().flat_map(|q| q.entries()) {
+                    let until_wall_ms = if e.until_ms >= now_ms {
+                        wall_ms.saturating_add(e.until_ms - now_ms)
+                    } else {
+                        wall_ms.saturating_sub(now_ms - e.until_ms)
+                    };
+                    out.quarantine.push(PersistedQuarantine {
+                        network,
+                        host: host.to_string(),
+                        ip: e.ip,
+                        strikes: e.strikes,
+                        until_wall_ms,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Restores persisted records and quarantine at monotonic `now_ms` / wall `wall_ms`.
+    ///
+    /// A record is kept only if its age (`wall_ms − received_wall_ms`) is not negative and
+    /// below its TTL (never lengthened by today's clamps), its TTL is plausible, its host
+    /// still matches `httpdns.hosts` and at least one address passes today's address
+    /// policy — the same checks as a fresh answer. Its deadlines are rebuilt from the age.
+    /// Hosts that already have a record (a live answer is newer) keep it. Quarantine
+    /// entries are kept unless they would have started in the future or were forgotten.
+    pub fn import(&self, dns: &PersistedDns, now_ms: u64, wall_ms: u64) -> DnsImport {
+        let mut w = self.writer.lock();
+        let mut report = DnsImport::default();
+        for p in &dns.records {
+            let snap = self.snap.load_full();
+            let Some(record) = restore_record(&snap.settings, &mut w.rng, p, now_ms, wall_ms)
+            else {
+                report.dropped += 1;
+                continue;
+            };
+            let host = normalize_host(&p.host);
+            let mut stored = false;
+            self.update_map(&mut w, &snap, p.network, now_ms, |map| {
+                let entry = map.entry(host.into_boxed_str()).or_default();
+                if entry.record.as_ref().is_none_or(|r| !r.is_fresh(now_ms)) {
+                    entry.record = Some(Arc::new(record));
+                    stored = true;
+                }
+            });
+            if stored {
+                report.records += 1;
+            } else {
+                report.dropped += 1;
+            }
+        }
+        for p in &dns.quarantine {
+            let snap = self.snap.load_full();
+            let policy = snap.settings.quarantine;
+            let host = normalize_host(&p.host);
+            let remaining = i128::from(p.until_wall_ms) - i128::from(wall_ms);
+            let plausible = (1..=MAX_PERSISTED_STRIKES).contains(&p.strikes)
+                && remaining <= i128::from(policy.period_ms(p.strikes))
+                && -remaining < i128::from(policy.cap_ms)
+                && snap.settings.hosts.matches(&host);
+            if !plausible {
+                report.dropped += 1;
+                continue;
+            }
+            let until_ms = u64::try_from(i128::from(now_ms) + remaining).unwrap_or(0);
+            let entry = QuarantineEntry {
+                ip: p.ip.to_canonical(),
+                strikes: p.strikes,
+                until_ms,
+            };
+            self.update_map(&mut w, &snap, p.network, now_ms, |map| {
+                let e = map.entry(host.into_boxed_str()).or_default();
+                let q = e.quarantine.as_deref().cloned().unwrap_or_default();
+                e.quarantine = Some(Arc::new(q.with_entry(entry)));
+            });
+            report.quarantine += 1;
+        }
+        report
+    }
+
     /// Copy-on-write update of one network's host map; publishes a new snapshot when it is
     /// the current network. Expired, quarantine-free entries are pruned on the way.
     fn update_map(
@@ -479,6 +646,45 @@ impl DnsCache {
             w.parked[i].1 = Arc::new(map);
         }
     }
+}
+
+/// A persisted record re-validated against today's settings, with deadlines rebuilt from
+/// its wall-clock age; `None` when it must not be served.
+fn restore_record(
+    settings: &DnsSettings,
+    rng: &mut fastrand::Rng,
+    p: &PersistedRecord,
+    now_ms: u64,
+    wall_ms: u64,
+) -> Option<DnsRecord> {
+    let age = wall_ms.checked_sub(p.received_wall_ms)?;
+    if p.ttl_s == 0 || p.ttl_s > MAX_PERSISTED_TTL_S || p.provider.is_empty() {
+        return None;
+    }
+    let host = normalize_host(&p.host);
+    if !settings.hosts.matches(&host) {
+        return None;
+    }
+    let clamp = u32::try_from(p.ttl_s).ok()?;
+    let ttl_s = p.ttl_s.min(settings.ttl.effective_ttl_s(clamp));
+    let ttl_ms = ttl_s.saturating_mul(1_000);
+    if age >= ttl_ms {
+        return None;
+    }
+    let filtered = settings.policy.filter(&host, p.addrs.iter().copied());
+    if filtered.accepted.is_empty() {
+        return None;
+    }
+    let (_, refresh_rel, _) = settings.ttl.deadlines(clamp.min(ttl_s as u32), 0, rng);
+    Some(DnsRecord {
+        addrs: Arc::from(order_addresses(&filtered.accepted)),
+        provider: Arc::from(p.provider.as_str()),
+        received_wall_ms: p.received_wall_ms,
+        received_ms: now_ms.saturating_sub(age),
+        ttl_s,
+        refresh_at_ms: now_ms.saturating_add(refresh_rel.min(ttl_ms).saturating_sub(age)),
+        expires_at_ms: now_ms.saturating_add(ttl_ms - age),
+    })
 }
 
 /// Lowercased, dot-less `host` as a map key, using `buf` instead of allocating.

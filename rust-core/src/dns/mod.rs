@@ -5,6 +5,8 @@
 //! Data flow: a provider body → [`providers::ProviderFormat::parse`] → [`HostAnswer`]s →
 //! [`DnsCache::insert`] (address policy, TTL clamping, refresh jitter) → an immutable
 //! snapshot → [`DnsCache::lookup`] (lock-free read, quarantine filter, v6/v4 order).
+//! Refreshes (coalescing, provider failover and back-off, batching) are bookkept by
+//! [`refresh::Refresher`] and driven by the engine's runtime.
 //! Network changes come from [`crate::net::NetworkMonitor`] via [`DnsCache::set_network`].
 
 pub mod cache;
@@ -13,8 +15,12 @@ pub mod policy;
 pub mod providers;
 pub mod quarantine;
 pub mod record;
+pub mod refresh;
 
-pub use cache::{DnsCache, DnsSettings, InsertError, Inserted, Lookup, Source};
+pub use cache::{
+    DnsCache, DnsImport, DnsSettings, InsertError, Inserted, Lookup, PersistedDns,
+    PersistedQuarantine, PersistedRecord, Source,
+};
 pub use order::order_addresses;
 pub use policy::{classify, is_public, AddrClass, AddressPolicy, HostMatcher, HostPattern};
 pub use providers::{HostAnswer, ProviderError, ProviderFormat};

@@ -196,6 +196,16 @@ impl HostQuarantine {
         }
     }
 
+    /// The state with `entry` added, unless `entry.ip` already has an entry (the existing
+    /// one is newer: used when restoring persisted entries).
+    pub fn with_entry(&self, entry: QuarantineEntry) -> Self {
+        let mut next = self.clone();
+        if !next.entries.iter().any(|e| e.ip == entry.ip) {
+            next.entries.push(entry);
+        }
+        next
+    }
+
     /// Drops entries whose quarantine ended more than one cap period before `now_ms`.
     pub fn pruned(&self, now_ms: u64, policy: &QuarantinePolicy) -> Self {
         HostQuarantine {

@@ -21,6 +21,8 @@
 //! Back-off: each failed trial doubles the cooldown, up to [`MAX_BACKOFF_FACTOR`] times the
 //! base cooldown; closing resets it.
 
+use serde::{Deserialize, Serialize};
+
 /// The cooldown grows to at most this many times `open_cooldown_ms`.
 pub const MAX_BACKOFF_FACTOR: u64 = 8;
 
@@ -247,6 +249,62 @@ impl Breaker {
     }
 }
 
+/// An open breaker as persisted: when it turns half-open (wall clock) and its back-off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PersistedBreaker {
+    /// Wall-clock time (Unix ms) at which the breaker turns half-open.
+    pub open_until_wall_ms: u64,
+    /// Failed trials since the last close.
+    pub backoff: u32,
+}
+
+impl Breaker {
+    /// The breaker for persistence at monotonic `now_ms` / wall `wall_ms`: only an open
+    /// breaker has anything worth keeping (closed and half-open restart closed).
+    pub fn export(&self, now_ms: u64, wall_ms: u64) -> Option<PersistedBreaker> {
+        match self.phase {
+            Phase::Open { until } if now_ms < until => Some(PersistedBreaker {
+                open_until_wall_ms: wall_ms.saturating_add(until - now_ms),
+                backoff: self.backoff,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Re-opens the breaker from a persisted state at monotonic `now_ms` / wall `wall_ms`:
+    /// open for the wall-clock time remaining. Refused (returns `false`, state unchanged)
+    /// when the period is over, or when more time remains than one cooldown at that
+    /// back-off (the breaker would have opened in the future: the clock moved back).
+    pub fn import(&mut self, p: &PersistedBreaker, now_ms: u64, wall_ms: u64) -> bool {
+        let Some(remaining) = p.open_until_wall_ms.checked_sub(wall_ms).filter(|&r| r > 0) else {
+            return false;
+        };
+        let backoff = p.backoff.min(63);
+        let mut probe = self.clone();
+        probe.backoff = backoff;
+        if remaining > probe.cooldown_ms() {
+            return false;
+        }
+        self.backoff = backoff;
+        self.trial_at = None;
+        self.phase = Phase::Open {
+            until: now_ms.saturating_add(remaining),
+        };
+        true
+    }
+
+    /// Restores the consecutive-fault count of a closed breaker, kept below the threshold
+    /// (a restored count never opens the breaker by itself).
+    pub fn restore_faults(&mut self, faults: u32) {
+        if let Phase::Closed { .. } = self.phase {
+            let cap = self.params.failure_threshold.max(1) - 1;
+            self.phase = Phase::Closed {
+                faults: faults.min(cap),
+            };
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,5 +329,22 @@ mod tests {
         b.on_result(u64::MAX - 1, true);
         assert_eq!(b.state(u64::MAX - 1), BreakerState::Open);
         assert_eq!(b.next_deadline(0), Some(u64::MAX));
+    }
+
+    #[test]
+    fn import_refuses_a_period_longer_than_its_cooldown_or_already_over() {
+        let mut b = Breaker::default();
+        let p = |until, backoff| PersistedBreaker {
+            open_until_wall_ms: until,
+            backoff,
+        };
+        // 40 s left but the cooldown at back-off 0 is 30 s: it opened in the future.
+        assert!(!b.import(&p(1_040_000, 0), 5, 1_000_000));
+        assert!(!b.import(&p(1_000_000, 0), 5, 1_000_000), "over");
+        assert_eq!(b.state(5), BreakerState::Closed);
+        // At back-off 1 (60 s) it is plausible; it re-opens for the time left.
+        assert!(b.import(&p(1_040_000, 1), 5, 1_000_000));
+        assert_eq!(b.open_until(), Some(40_005));
+        assert_eq!(b.export(5, 2_000), Some(p(42_000, 1)));
     }
 }

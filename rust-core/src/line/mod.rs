@@ -14,10 +14,10 @@ pub mod router;
 pub mod stats;
 pub mod ws;
 
-pub use breaker::{Admission, Breaker, BreakerParams, BreakerState};
+pub use breaker::{Admission, Breaker, BreakerParams, BreakerState, PersistedBreaker};
 pub use endpoint::{Endpoint, Scheme, SplitUrl};
 pub use guard::SwitchGuard;
 pub use outcome::{Outcome, Protocol};
-pub use pool::{LinePool, LineSnapshot, LineState, PoolSnapshot, Selection};
-pub use stats::{WindowStats, WindowSummary};
+pub use pool::{LinePool, LineSnapshot, LineState, PersistedLine, PoolSnapshot, Selection};
+pub use stats::{PersistedBucket, WindowStats, WindowSummary};
 pub use ws::{CloseCause, WsEvent};

@@ -26,16 +26,16 @@
 //! best admitting line not excluded ([`Reason::RetryExcluded`]) without moving its sticky
 //! current line.
 
-use super::breaker::{Admission, Breaker, BreakerParams};
+use super::breaker::{Admission, Breaker, BreakerParams, PersistedBreaker};
 use super::endpoint::Endpoint;
 use super::guard::SwitchGuard;
 use super::outcome::{Outcome, Protocol};
 use super::rank::{all_slow, rank};
-use super::stats::WindowStats;
+use super::stats::{PersistedBucket, WindowStats};
 use crate::config::{LineConfig, Thresholds};
 use crate::error::{Error, FieldError, Result};
 use crate::trace::Reason;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -134,6 +134,37 @@ pub struct LineSnapshot {
 pub struct PoolSnapshot {
     /// Lines in rank order.
     pub lines: Vec<LineSnapshot>,
+}
+
+/// What a pool persists about one used line (see [`LinePool::export`]). Matched on load
+/// by id **and** origin, so a line whose URL changed starts fresh.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PersistedLine {
+    /// Line id.
+    pub id: String,
+    /// The line's origin when it was saved.
+    pub origin: String,
+    /// Wall-clock time (Unix ms) the line was exported at.
+    pub as_of_wall_ms: u64,
+    /// Whether any counted outcome was reported.
+    pub used: bool,
+    /// Cost of the most recent counted attempt.
+    #[serde(default)]
+    pub last_cost_ms: Option<u64>,
+    /// Most recent failure kind (`Outcome` wire name).
+    #[serde(default)]
+    pub last_error: Option<String>,
+    /// Line faults in a row.
+    #[serde(default)]
+    pub consecutive_faults: u32,
+    /// The breaker, when it was open.
+    #[serde(default)]
+    pub breaker: Option<PersistedBreaker>,
+    /// Window length the buckets belong to (buckets are dropped if it changed).
+    pub window_ms: u64,
+    /// Live window buckets.
+    #[serde(default, deserialize_with = "crate::store::lenient_vec")]
+    pub buckets: Vec<PersistedBucket>,
 }
 
 /// The lines of one business line × protocol and the state that picks among them.
@@ -474,6 +505,71 @@ impl LinePool {
         }
         self.guard.last_switch_at = old.guard.last_switch_at;
         self.dirty = true;
+    }
+
+    /// The used lines' state at monotonic `now_ms`, with every time converted to wall
+    /// `wall_ms` (untried lines have nothing to keep).
+    pub fn export(&self, now_ms: u64, wall_ms: u64) -> Vec<PersistedLine> {
+        self.lines
+            .iter()
+            .filter(|l| l.used)
+            .map(|l| PersistedLine {
+                id: l.id.to_string(),
+                origin: l.endpoint.origin.to_string(),
+                as_of_wall_ms: wall_ms,
+                used: l.used,
+                last_cost_ms: l.last_cost_ms,
+                last_error: l.last_error.map(|o| o.as_str().to_string()),
+                consecutive_faults: l.consecutive_faults,
+                breaker: l.breaker.export(now_ms, wall_ms),
+                window_ms: l.stats.window_ms(),
+                buckets: l.stats.export(now_ms, wall_ms),
+            })
+            .collect()
+    }
+
+    /// Restores persisted lines at monotonic `now_ms` / wall `wall_ms`; returns how many
+    /// lines took something. Rules: only lines with the same id and origin; never a line
+    /// already used in this process (live data is newer); nothing from a record exported
+    /// in the future (the clock moved back); window buckets only when the window length is
+    /// unchanged, each checked by [`WindowStats::import`]; the breaker by
+    /// [`Breaker::import`]; consecutive faults only when less than one window old.
+    pub fn import(&mut self, lines: &[PersistedLine], now_ms: u64, wall_ms: u64) -> usize {
+        let mut restored = 0;
+        for p in lines {
+            let Some(line) = self
+                .lines
+                .iter_mut()
+                .find(|l| *l.id == *p.id && *l.endpoint.origin == *p.origin)
+            else {
+                continue;
+            };
+            let Some(age) = wall_ms.checked_sub(p.as_of_wall_ms) else {
+                continue;
+            };
+            if line.used || !p.used {
+                continue;
+            }
+            line.used = true;
+            line.last_cost_ms = p.last_cost_ms;
+            line.last_error = p.last_error.as_deref().and_then(|e| e.parse().ok());
+            if p.window_ms == line.stats.window_ms() {
+                line.stats.import(&p.buckets, now_ms, wall_ms);
+            }
+            let opened = p
+                .breaker
+                .is_some_and(|b| line.breaker.import(&b, now_ms, wall_ms));
+            if age < self.window_ms || opened {
+                line.consecutive_faults = p.consecutive_faults;
+                line.breaker.restore_faults(p.consecutive_faults);
+            }
+            restored += 1;
+        }
+        if restored > 0 {
+            self.dirty = true;
+            self.rerank_at = 0;
+        }
+        restored
     }
 
     /// The lines in rank order at `now_ms`, for `linekit replay`'s `state` op and debugging.

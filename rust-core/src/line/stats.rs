@@ -20,6 +20,7 @@
 //! identical on every platform.
 
 use super::outcome::Outcome;
+use serde::{Deserialize, Serialize};
 
 /// Number of time buckets in the ring.
 pub const BUCKETS: usize = 10;
@@ -197,6 +198,99 @@ impl WindowStats {
     }
 }
 
+/// One live bucket as persisted, its start converted to wall-clock time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PersistedBucket {
+    /// Wall-clock start of the bucket's period (Unix ms).
+    pub start_wall_ms: u64,
+    /// Successes.
+    pub successes: u32,
+    /// Failures.
+    pub failures: u32,
+    /// Weighted failures in thousandths.
+    pub weighted_failures_milli: u64,
+    /// Sum of answered latencies.
+    pub latency_sum_ms: u64,
+    /// Answered requests.
+    pub latency_count: u32,
+}
+
+impl PersistedBucket {
+    /// Counts that cannot come from [`WindowStats::record`] (more latencies or weight than
+    /// outcomes) mark a forged or damaged entry.
+    fn is_plausible(&self) -> bool {
+        let outcomes = u64::from(self.successes) + u64::from(self.failures);
+        outcomes > 0
+            && u64::from(self.latency_count) <= outcomes
+            && self.weighted_failures_milli <= outcomes * 1000
+    }
+}
+
+impl WindowStats {
+    /// The live buckets at monotonic `now_ms`, with starts converted to wall `wall_ms`.
+    pub fn export(&self, now_ms: u64, wall_ms: u64) -> Vec<PersistedBucket> {
+        let current = now_ms / self.bucket_ms;
+        self.buckets
+            .iter()
+            .filter(|b| {
+                b.period != NEVER && b.period <= current && current - b.period < BUCKETS as u64
+            })
+            .filter_map(|b| {
+                let age = now_ms.saturating_sub(b.period.saturating_mul(self.bucket_ms));
+                Some(PersistedBucket {
+                    start_wall_ms: wall_ms.checked_sub(age)?,
+                    successes: b.successes,
+                    failures: b.failures,
+                    weighted_failures_milli: b.weighted_failures_milli,
+                    latency_sum_ms: b.latency_sum_ms,
+                    latency_count: b.latency_count,
+                })
+            })
+            .collect()
+    }
+
+    /// Adds persisted buckets back at monotonic `now_ms` / wall `wall_ms`; returns how
+    /// many were kept. A bucket is dropped when its start is in the future (the clock
+    /// moved back), at least one window old, before the monotonic origin, or implausible;
+    /// a slot already holding a newer period keeps it.
+    pub fn import(&mut self, buckets: &[PersistedBucket], now_ms: u64, wall_ms: u64) -> usize {
+        let current = now_ms / self.bucket_ms;
+        let mut kept = 0;
+        for p in buckets {
+            let Some(age) = wall_ms.checked_sub(p.start_wall_ms) else {
+                continue;
+            };
+            if age >= self.window_ms || !p.is_plausible() {
+                continue;
+            }
+            let Some(start) = now_ms.checked_sub(age) else {
+                continue;
+            };
+            let period = start / self.bucket_ms;
+            if current - period >= BUCKETS as u64 {
+                continue;
+            }
+            let slot = &mut self.buckets[(period % BUCKETS as u64) as usize];
+            if slot.period != NEVER && slot.period > period {
+                continue;
+            }
+            if slot.period != period {
+                *slot = Bucket::EMPTY;
+                slot.period = period;
+            }
+            slot.successes = slot.successes.saturating_add(p.successes);
+            slot.failures = slot.failures.saturating_add(p.failures);
+            slot.weighted_failures_milli = slot
+                .weighted_failures_milli
+                .saturating_add(p.weighted_failures_milli);
+            slot.latency_sum_ms = slot.latency_sum_ms.saturating_add(p.latency_sum_ms);
+            slot.latency_count = slot.latency_count.saturating_add(p.latency_count);
+            kept += 1;
+        }
+        kept
+    }
+}
+
 fn rate(t: &Totals) -> Option<f64> {
     if t.successes + t.failures == 0 {
         return None;
@@ -235,5 +329,30 @@ mod tests {
         // Same slot, one full ring later.
         s.record(1_000, Outcome::Ok, 10);
         assert_eq!((s.successes(1_000), s.failures(1_000)), (1, 0));
+    }
+
+    #[test]
+    fn import_drops_future_old_and_implausible_buckets() {
+        let mut s = WindowStats::new(10_000);
+        s.record(50_000, Outcome::Ok, 10);
+        let exported = s.export(50_500, 1_000_500);
+        assert_eq!(exported.len(), 1);
+        let good = exported[0];
+        let mut fresh = WindowStats::new(10_000);
+        let bad = |f: fn(&mut PersistedBucket)| {
+            let mut b = good;
+            f(&mut b);
+            b
+        };
+        let buckets = [
+            bad(|b| b.start_wall_ms = 2_000_000), // in the future
+            bad(|b| b.start_wall_ms = 0),         // older than the window
+            bad(|b| b.latency_count = 5),         // more latencies than outcomes
+            bad(|b| b.successes = 0),             // empty
+            good,
+        ];
+        assert_eq!(fresh.import(&buckets, 7_000, 1_001_000), 1);
+        assert_eq!(fresh.successes(7_000), 1);
+        assert_eq!(fresh.avg_latency_ms(7_000), Some(10));
     }
 }

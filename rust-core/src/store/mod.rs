@@ -9,9 +9,19 @@
 //!   corrupt or foreign file cannot make the app allocate without bound. A missing file is
 //!   not an error (`Ok(None)`): it is the normal first start.
 //!
+//! - **Files are tagged and checked.** [`encode_checked`] prefixes a body with one header
+//!   line `<tag> v<version> fnv1a64:<hex>`; [`decode_checked`] refuses another tag, a newer
+//!   format version, a missing header or a checksum mismatch (torn or bit-flipped file).
+//!   Every persisted file uses this one header ([`crate::config::source::LastGoodStore`],
+//!   [`state`]).
+//!
 //! Error texts name the file and the I/O problem, never the file's contents.
 
+pub mod state;
+
 use crate::error::{Error, Result};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer};
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -113,4 +123,73 @@ pub fn read_limited(path: &Path, limit: usize) -> Result<Option<Vec<u8>>> {
         return Err(too_big());
     }
     Ok(Some(buf))
+}
+
+/// FNV-1a, 64 bit: detects torn and bit-flipped files (not an integrity check against an
+/// attacker — every loaded value is validated again anyway).
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// `body` behind its header line: `<tag> v<version> fnv1a64:<16 hex digits>\n<body>`.
+pub fn encode_checked(tag: &str, version: u32, body: &str) -> String {
+    format!(
+        "{tag} v{version} fnv1a64:{:016x}\n{body}",
+        fnv1a64(body.as_bytes())
+    )
+}
+
+/// The body of a file written by [`encode_checked`] with `tag`, and its format version.
+/// Errors (naming `path`, never the contents): not UTF-8, no header line, another tag,
+/// a version above `max_version`, a checksum mismatch.
+pub fn decode_checked(
+    path: &Path,
+    bytes: Vec<u8>,
+    tag: &str,
+    max_version: u32,
+) -> Result<(u32, String)> {
+    let corrupt = |why: String| Error::Store(format!("{} is corrupt: {why}", path.display()));
+    let text = String::from_utf8(bytes).map_err(|_| corrupt("not UTF-8".into()))?;
+    let (header, body) = text
+        .split_once('\n')
+        .ok_or_else(|| corrupt("no header".into()))?;
+    let rest = header
+        .strip_prefix(tag)
+        .and_then(|r| r.strip_prefix(" v"))
+        .ok_or_else(|| corrupt("unknown format".into()))?;
+    let (version, sum) = rest
+        .split_once(' ')
+        .ok_or_else(|| corrupt("unknown format".into()))?;
+    let version: u32 = version
+        .parse()
+        .map_err(|_| corrupt("unknown format".into()))?;
+    if version > max_version {
+        return Err(Error::Store(format!(
+            "{} has format version {version}, newer than the supported {max_version}",
+            path.display()
+        )));
+    }
+    let sum = sum
+        .strip_prefix("fnv1a64:")
+        .ok_or_else(|| corrupt("unknown checksum".into()))?;
+    if sum != format!("{:016x}", fnv1a64(body.as_bytes())) {
+        return Err(corrupt("checksum mismatch".into()));
+    }
+    Ok((version, body.to_string()))
+}
+
+/// Serde helper for persisted lists: items that do not deserialize (a missing field, a
+/// wrong type) are dropped one by one instead of failing the whole file.
+pub fn lenient_vec<'de, D, T>(d: D) -> std::result::Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: DeserializeOwned,
+{
+    let raw = Vec::<serde_json::Value>::deserialize(d)?;
+    Ok(raw
+        .into_iter()
+        .filter_map(|v| serde_json::from_value(v).ok())
+        .collect())
 }

@@ -1,0 +1,134 @@
+//! Fleet simulation model (issue 8): many installs hit the same outage of a primary line
+//! at the same instant and keep failing on a fixed request schedule (the worst case: every
+//! install in lock-step). Each install runs the real [`DetectScheduler`]; the model counts
+//! the probes that reach the backup line per second of virtual time. No sockets, no sleeps.
+
+use linekit_core::config::Thresholds;
+use linekit_core::detect::{DetectScheduler, Plan, Trigger};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::Arc;
+
+/// What to simulate.
+#[derive(Debug, Clone)]
+pub struct FleetParams {
+    /// Number of installs.
+    pub installs: u32,
+    /// Outage length in seconds.
+    pub outage_s: u64,
+    /// Every install retries (and fails on) the primary this often.
+    pub request_interval_ms: u64,
+    /// Scheduler thresholds (jitter, cooldown, budget).
+    pub thresholds: Thresholds,
+}
+
+/// Probe traffic reaching the backup line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FleetResult {
+    /// Probes per second of the outage (index = second).
+    pub per_second: Vec<u64>,
+    /// Highest per-second count.
+    pub peak_qps: u64,
+    /// Mean per-second count over the outage.
+    pub mean_qps: f64,
+    /// `peak / mean`.
+    pub peak_to_mean: f64,
+    /// All probes sent (both lines).
+    pub total_probes: u64,
+}
+
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    /// The install's request fails on the primary: a detect trigger.
+    Trigger,
+    /// A scheduled detect starts.
+    Start(u64),
+    /// One probe finished.
+    ProbeDone,
+}
+
+const PRIMARY_PROBE_MS: u64 = 3_000; // the primary black-holes: the probe times out
+const BACKUP_PROBE_MS: u64 = 50;
+
+/// Runs the simulation.
+pub fn simulate(p: &FleetParams) -> FleetResult {
+    let biz: Arc<str> = Arc::from("spot");
+    let mut schedulers: Vec<DetectScheduler> = (0..p.installs)
+        .map(|i| DetectScheduler::new(&p.thresholds, u64::from(i), 0))
+        .collect();
+    let end = p.outage_s * 1_000;
+    let mut per_second = vec![0u64; p.outage_s as usize];
+    let mut total = 0u64;
+    let mut heap: BinaryHeap<Reverse<(u64, u32, Event)>> = BinaryHeap::new();
+    for i in 0..p.installs {
+        heap.push(Reverse((0, i, Event::Trigger)));
+    }
+    while let Some(Reverse((t, i, event))) = heap.pop() {
+        if t >= end {
+            break;
+        }
+        let s = &mut schedulers[i as usize];
+        match event {
+            Event::Trigger => {
+                if let Plan::StartAt { at, token } =
+                    s.request(&biz, Trigger::ConsecutiveFailures, t)
+                {
+                    heap.push(Reverse((at, i, Event::Start(token))));
+                }
+                heap.push(Reverse((t + p.request_interval_ms, i, Event::Trigger)));
+            }
+            Event::Start(token) => {
+                let Some(granted) = s.begin(&biz, token, 2, t) else {
+                    continue;
+                };
+                // The sticky line (the backup, after failover) first, then the primary.
+                for (k, cost) in [BACKUP_PROBE_MS, PRIMARY_PROBE_MS]
+                    .iter()
+                    .enumerate()
+                    .take(granted as usize)
+                {
+                    total += 1;
+                    if k == 0 {
+                        per_second[(t / 1_000) as usize] += 1;
+                    }
+                    heap.push(Reverse((t + cost, i, Event::ProbeDone)));
+                }
+            }
+            Event::ProbeDone => s.probe_finished(&biz),
+        }
+    }
+    let peak_qps = per_second.iter().copied().max().unwrap_or(0);
+    let mean_qps = per_second.iter().sum::<u64>() as f64 / per_second.len().max(1) as f64;
+    FleetResult {
+        peak_qps,
+        mean_qps,
+        peak_to_mean: if mean_qps > 0.0 {
+            peak_qps as f64 / mean_qps
+        } else {
+            0.0
+        },
+        total_probes: total,
+        per_second,
+    }
+}
+
+/// Linekit's defaults.
+pub fn linekit(installs: u32, outage_s: u64) -> FleetParams {
+    FleetParams {
+        installs,
+        outage_s,
+        request_interval_ms: 10_000,
+        thresholds: Thresholds::default(),
+    }
+}
+
+/// The same cooldown without jitter: every install probes in lock-step.
+pub fn lock_step(installs: u32, outage_s: u64) -> FleetParams {
+    FleetParams {
+        thresholds: Thresholds {
+            detect_jitter_ms: 0,
+            ..Thresholds::default()
+        },
+        ..linekit(installs, outage_s)
+    }
+}

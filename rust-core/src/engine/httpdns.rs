@@ -1,0 +1,436 @@
+//! The engine side of HTTPDNS (DESIGN 1.8, 1.9; issue 5 item 4): automatic refresh.
+//!
+//! The data plane ([`crate::engine::LineKit::lookup`]) only reads the [`DnsCache`]
+//! snapshot. When the answer says a refresh is due (a miss for an HTTPDNS host, or a
+//! record past `refresh_at`) it puts `(host, network key)` into the [`Refresher`]'s
+//! coalescing set under a short lock and, if no drain is pending, schedules one on the
+//! runtime; it never waits for anything else. Start-up and a network becoming validated
+//! do the same for `httpdns.pre_resolve`.
+//!
+//! The drain (a runtime task) turns queued pairs into rounds and starts one transport
+//! request per round (`RequestKind::HttpDns`, deadline `thresholds.timeout_ms`). The DoH
+//! formats ask `A` then `AAAA` on the same provider and insert the merged answer; a
+//! failure of either query fails the provider for the round (no half answer is stored).
+//!
+//! An answer is parsed with the hosts that were asked for and inserted only while the
+//! network key it was requested on (handle *and* generation) is still current — checked
+//! under the network monitor's lock, which is also held while a network change is
+//! published, so no answer can slip onto a newer network. Failures (transport errors,
+//! timeouts, non-2xx, parse errors, wrong host, error codes, no usable address) back the
+//! provider off and fail over to the next provider for the same hosts, each provider at
+//! most once per round; failovers start from a runtime task (never re-entrantly from a
+//! completion). NXDOMAIN holds the host off for `min_ttl_s`. The existing record is never
+//! touched by a failure and keeps being served until it expires.
+//!
+//! Logs name provider ids, counts and redacted host groups only: never URLs, host lists or
+//! payloads.
+
+use super::{Inner, Pending};
+use crate::dns::policy::normalize_host;
+use crate::dns::providers::{HostAnswer, ProviderError as PE};
+use crate::dns::refresh::{build_query, Enqueue, Round, Stage};
+use crate::dns::InsertError;
+use crate::line::endpoint::is_valid_hostname;
+use crate::trace::redact::host_group;
+use crate::transport::{RequestKind, TransportResult};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// One HTTPDNS record of the current network, for state dumps (no payloads).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DnsRecordState {
+    /// Host name (normalized).
+    pub host: String,
+    /// Addresses in the order served (before quarantine).
+    pub addresses: Vec<String>,
+    /// Id of the provider that answered.
+    pub provider: String,
+    /// Effective TTL in seconds.
+    pub ttl_s: u64,
+    /// Milliseconds until a refresh is due (0 when due).
+    pub refresh_in_ms: u64,
+    /// Milliseconds until the record stops being served (0 when expired).
+    pub expires_in_ms: u64,
+}
+
+/// An HTTPDNS query in flight.
+#[derive(Debug)]
+pub(super) struct DnsQuery {
+    round: Round,
+    provider: Arc<str>,
+    stage: Stage,
+    /// The `A` answers while the `AAAA` query of a DoH provider runs.
+    partial: Vec<HostAnswer>,
+}
+
+impl Inner {
+    /// A lookup (or pre-resolve) found `host` due for a refresh: queue it (coalesced) and
+    /// make sure a drain is scheduled. Cheap and non-blocking.
+    pub(super) fn request_refresh(self: &Arc<Self>, host: &str, now: u64) {
+        if self.transport.is_none() || !self.is_open() {
+            return;
+        }
+        let host = normalize_host(host);
+        if !is_valid_hostname(&host) {
+            return;
+        }
+        let (network, bypass) = self.dns.network();
+        if bypass.is_some() {
+            return;
+        }
+        let outcome = self.refresh.lock().enqueue(&host, network, now);
+        match outcome {
+            Enqueue::Queued { tick: true } => {
+                let weak = Arc::downgrade(self);
+                self.runtime.schedule_at(
+                    now,
+                    Box::new(move || {
+                        if let Some(inner) = weak.upgrade() {
+                            inner.refresh_tick();
+                        }
+                    }),
+                );
+            }
+            Enqueue::Full => log::warn!(
+                "linekit: httpdns refresh of {} dropped: too many refreshes active",
+                host_group(&host)
+            ),
+            Enqueue::Queued { tick: false }
+            | Enqueue::Coalesced
+            | Enqueue::Held(_)
+            | Enqueue::NoProvider => {}
+        }
+    }
+
+    /// Queues a refresh of every `httpdns.pre_resolve` host that has no fresh record on the
+    /// current network (patterns are skipped).
+    pub(super) fn pre_resolve(self: &Arc<Self>) {
+        if self.transport.is_none() {
+            return;
+        }
+        let now = self.clock.now_ms();
+        let config = self.state.load().topology.config.clone();
+        for host in &config.httpdns.pre_resolve {
+            if host.starts_with('*') {
+                continue;
+            }
+            if self.dns.lookup(host, now).refresh_due {
+                self.request_refresh(host, now);
+            }
+        }
+    }
+
+    /// The drain: starts a round for every queued pair of the current network.
+    fn refresh_tick(self: &Arc<Self>) {
+        let now = self.clock.now_ms();
+        let (network, bypass) = self.dns.network();
+        let rounds = self.refresh.lock().drain(network, bypass.is_some(), now);
+        for (round, index) in rounds {
+            self.start_query(round, index, None, Vec::new());
+        }
+    }
+
+    /// Starts `round` on provider `index` at `stage` (its format's first stage if `None`).
+    fn start_query(
+        self: &Arc<Self>,
+        mut round: Round,
+        index: usize,
+        stage: Option<Stage>,
+        partial: Vec<HostAnswer>,
+    ) {
+        let provider = self.refresh.lock().providers().get(index).cloned();
+        let Some(provider) = provider else {
+            self.refresh.lock().finished(&round.hosts, round.network);
+            return;
+        };
+        let stage = stage.unwrap_or_else(|| Stage::first(provider.format));
+        if !round.tried.contains(&provider.id) {
+            round.tried.push(provider.id.clone());
+        }
+        let Some(query) = build_query(provider.format, &provider.url, &round.hosts, stage) else {
+            log::warn!(
+                "linekit: httpdns provider {} skipped: cannot build a {} query",
+                provider.id,
+                provider.format
+            );
+            self.fail_over(round, self.clock.now_ms());
+            return;
+        };
+        let timeout = self.state.load().topology.config.thresholds.timeout_ms;
+        self.start_request(
+            RequestKind::HttpDns,
+            query.method,
+            query.url,
+            query.headers,
+            timeout,
+            Pending::HttpDns(DnsQuery {
+                round,
+                provider: provider.id,
+                stage,
+                partial,
+            }),
+        );
+    }
+
+    /// Starts `round` (or its per-host pieces) on the next untried provider from a runtime
+    /// task; when none is left the hosts are held off until a provider recovers.
+    fn fail_over(self: &Arc<Self>, round: Round, now: u64) {
+        let next = self.refresh.lock().pick(&round.tried, now);
+        let Some(index) = next else {
+            let n = round.hosts.len();
+            let until = self
+                .refresh
+                .lock()
+                .failed_everywhere(&round.hosts, round.network, now);
+            log::warn!(
+                "linekit: httpdns refresh of {n} host(s) failed on every provider; retry after {} ms",
+                until.saturating_sub(now)
+            );
+            return;
+        };
+        let pieces = self.refresh.lock().split_for(round, index);
+        for piece in pieces {
+            self.later(move |inner| inner.start_query(piece, index, None, Vec::new()));
+        }
+    }
+
+    /// Runs `f` from a runtime task as soon as possible (never re-entrantly).
+    fn later(self: &Arc<Self>, f: impl FnOnce(&Arc<Inner>) + Send + 'static) {
+        let weak = Arc::downgrade(self);
+        let now = self.clock.now_ms();
+        self.runtime.schedule_at(
+            now,
+            Box::new(move || {
+                if let Some(inner) = weak.upgrade() {
+                    f(&inner);
+                }
+            }),
+        );
+    }
+
+    /// An HTTPDNS query finished (answer, error or deadline).
+    pub(super) fn finish_httpdns(self: &Arc<Self>, q: DnsQuery, result: TransportResult) {
+        let now = self.clock.now_ms();
+        let network = q.round.network;
+        let lookup = self.refresh.lock().provider_index(&q.provider);
+        let Some(index) = lookup else {
+            // The provider left the config meanwhile: the round ends here.
+            self.refresh.lock().finished(&q.round.hosts, network);
+            return;
+        };
+        let format = self.refresh.lock().providers()[index].format;
+        if self.dns.network().0 != network {
+            self.drop_stale(&q);
+            return;
+        }
+        let body = match result {
+            TransportResult::Response { status, body } if (200..300).contains(&status) => body,
+            TransportResult::Response { status, .. } => {
+                return self.query_failed(q, index, &format!("HTTP {status}"), now)
+            }
+            TransportResult::Failed(e) => return self.query_failed(q, index, &e.to_string(), now),
+        };
+        let hosts: Vec<&str> = q.round.hosts.iter().map(|h| &**h).collect();
+        let parsed = format.parse(&hosts, &body);
+        drop(body);
+        let answers = match (q.stage, parsed) {
+            (_, Err(PE::NxDomain)) => {
+                let min_ttl_s = self.state.load().topology.config.httpdns.min_ttl_s;
+                let until = now.saturating_add(min_ttl_s.saturating_mul(1_000));
+                let mut r = self.refresh.lock();
+                r.provider_succeeded(index);
+                for h in &q.round.hosts {
+                    r.nxdomain(h, network, until, now);
+                }
+                drop(r);
+                log::info!(
+                    "linekit: httpdns provider {} says {} does not exist; not asking again for {min_ttl_s} s",
+                    q.provider,
+                    describe_hosts(&q.round.hosts)
+                );
+                return;
+            }
+            (Stage::A, first) => {
+                let partial = match first {
+                    Ok(a) => a,
+                    Err(PE::NoAddresses) => Vec::new(),
+                    Err(e) => return self.query_failed(q, index, &e.to_string(), now),
+                };
+                let DnsQuery { round, .. } = q;
+                self.later(move |inner| {
+                    inner.start_query(round, index, Some(Stage::Aaaa), partial)
+                });
+                return;
+            }
+            (Stage::Aaaa, Err(PE::NoAddresses)) if !q.partial.is_empty() => Vec::new(),
+            (_, Ok(a)) => a,
+            (_, Err(e)) => return self.query_failed(q, index, &e.to_string(), now),
+        };
+        self.store_answers(q, index, answers, now);
+    }
+
+    /// Inserts the answers of a successful query (under the network lock, so the network
+    /// cannot change in between) and fails over for hosts left without a record.
+    fn store_answers(
+        self: &Arc<Self>,
+        q: DnsQuery,
+        index: usize,
+        answers: Vec<HostAnswer>,
+        now: u64,
+    ) {
+        let DnsQuery {
+            round,
+            provider,
+            partial,
+            ..
+        } = q;
+        let mut merged: Vec<HostAnswer> = partial;
+        for a in answers {
+            match merged.iter_mut().find(|m| m.host == a.host) {
+                Some(m) => {
+                    for ip in a.addrs() {
+                        m.push(ip);
+                    }
+                    m.ttl_s = min_ttl(m.ttl_s, a.ttl_s);
+                }
+                None => merged.push(a),
+            }
+        }
+        let wall = self.clock.wall_ms();
+        let mut stored: Vec<Arc<str>> = Vec::new();
+        let mut missing: Vec<Arc<str>> = Vec::new();
+        {
+            let monitor = self.network.lock();
+            if self.dns.network().0 != round.network {
+                drop(monitor);
+                let q = DnsQuery {
+                    round,
+                    provider,
+                    stage: Stage::Both,
+                    partial: Vec::new(),
+                };
+                self.drop_stale(&q);
+                return;
+            }
+            for host in &round.hosts {
+                let Some(answer) = merged.iter().find(|a| *a.host == **host) else {
+                    missing.push(host.clone());
+                    continue;
+                };
+                match self.dns.insert(round.network, &provider, answer, now, wall) {
+                    Ok(inserted) => {
+                        if !inserted.rejected.is_empty() {
+                            log::info!(
+                                "linekit: httpdns provider {provider}: {} address(es) of {} refused by the address policy",
+                                inserted.rejected.len(),
+                                host_group(host)
+                            );
+                        }
+                        stored.push(host.clone());
+                    }
+                    Err(InsertError::NotHttpDnsHost) => stored.push(host.clone()),
+                    Err(e @ InsertError::NoUsableAddresses(_)) => {
+                        log::warn!(
+                            "linekit: httpdns provider {provider}: answer for {} not stored: {e}",
+                            host_group(host)
+                        );
+                        missing.push(host.clone());
+                    }
+                }
+            }
+            drop(monitor);
+        }
+        if !stored.is_empty() {
+            self.mark_dirty();
+        }
+        let mut r = self.refresh.lock();
+        if stored.is_empty() {
+            r.provider_failed(index, now);
+        } else {
+            r.provider_succeeded(index);
+        }
+        r.finished(&stored, round.network);
+        drop(r);
+        if !missing.is_empty() {
+            log::warn!(
+                "linekit: httpdns provider {provider} gave no usable answer for {}",
+                describe_hosts(&missing)
+            );
+            self.fail_over(
+                Round {
+                    hosts: missing,
+                    network: round.network,
+                    tried: round.tried,
+                },
+                now,
+            );
+        }
+    }
+
+    /// A query failed: the provider backs off and the round fails over.
+    fn query_failed(self: &Arc<Self>, q: DnsQuery, index: usize, why: &str, now: u64) {
+        self.refresh.lock().provider_failed(index, now);
+        log::warn!(
+            "linekit: httpdns provider {} failed for {}: {why}",
+            q.provider,
+            describe_hosts(&q.round.hosts)
+        );
+        self.fail_over(q.round, now);
+    }
+
+    /// An answer for a network that is no longer current: dropped, round ended.
+    fn drop_stale(&self, q: &DnsQuery) {
+        self.refresh
+            .lock()
+            .finished(&q.round.hosts, q.round.network);
+        log::info!(
+            "linekit: httpdns answer from provider {} for {} dropped: the network changed",
+            q.provider,
+            describe_hosts(&q.round.hosts)
+        );
+    }
+
+    /// The current network's records, for state dumps.
+    pub(super) fn dns_records(&self) -> Vec<DnsRecordState> {
+        let now = self.clock.now_ms();
+        self.dns
+            .records()
+            .into_iter()
+            .map(|(host, r)| DnsRecordState {
+                host,
+                addresses: r.addrs.iter().map(ToString::to_string).collect(),
+                provider: r.provider.to_string(),
+                ttl_s: r.ttl_s,
+                refresh_in_ms: r.refresh_at_ms.saturating_sub(now),
+                expires_in_ms: r.expires_at_ms.saturating_sub(now),
+            })
+            .collect()
+    }
+
+    /// Provider ids with the milliseconds left of their back-off.
+    pub(super) fn provider_backoff(&self) -> Vec<(String, u64)> {
+        let now = self.clock.now_ms();
+        self.refresh
+            .lock()
+            .providers()
+            .iter()
+            .map(|p| (p.id.to_string(), p.until_ms.saturating_sub(now)))
+            .collect()
+    }
+}
+
+/// `one host (*.example.com)` or `N hosts`: never a host list.
+fn describe_hosts(hosts: &[Arc<str>]) -> String {
+    match hosts {
+        [one] => format!("one host ({})", host_group(one)),
+        many => format!("{} hosts", many.len()),
+    }
+}
+
+/// The smaller stated TTL (0 = not stated).
+fn min_ttl(a: u32, b: u32) -> u32 {
+    match (a, b) {
+        (0, x) | (x, 0) => x,
+        (a, b) => a.min(b),
+    }
+}
