@@ -157,6 +157,55 @@ class LineKitApiTest {
     }
 
     @Test
+    fun `closing while threads route never touches a freed engine`() {
+        for (fast in listOf(true, false)) {
+            repeat(20) {
+                val kit = LineKit.Builder().configJson(spotConfig(a, b)).fastPath(fast).build()
+                val start = java.util.concurrent.CountDownLatch(1)
+                val routed = java.util.concurrent.atomic.AtomicInteger()
+                val workers = (0 until 4).map {
+                    Thread {
+                        start.await()
+                        while (true) {
+                            try {
+                                kit.route("http://api.linekit.test/x")
+                                routed.incrementAndGet()
+                            } catch (_: dev.linekit.ffi.LineKitException.Closed) {
+                                break
+                            }
+                        }
+                    }.apply { start() }
+                }
+                start.countDown()
+                Thread.sleep(2)
+                kit.close()
+                workers.forEach { it.join(5_000) }
+                assertTrue(workers.none { it.isAlive })
+            }
+        }
+    }
+
+    @Test
+    fun `fast-path misuse raises Java exceptions instead of crashing`() {
+        val e = assertThrows(IllegalArgumentException::class.java) {
+            dev.linekit.internal.NativeFast.route(0L, "http://x.test/", "GET", null, false, null, false, null)
+        }
+        assertTrue(e.message!!.contains("null native handle"), e.message)
+        assertThrows(IllegalArgumentException::class.java) {
+            dev.linekit.internal.NativeFast.report(0L, null, null, false, 0, 200, 1, -1, -1, -1, -1)
+        }
+        LineKit.Builder().configJson(spotConfig(a)).build().use { kit ->
+            // An unknown outcome code is rejected by the native side, not undefined behaviour.
+            val handle = kit.javaClass.getDeclaredField("handle").apply { isAccessible = true }.get(kit)
+            val raw = handle!!.javaClass.getDeclaredField("handle").apply { isAccessible = true }.getLong(handle)
+            val err = assertThrows(IllegalArgumentException::class.java) {
+                dev.linekit.internal.NativeFast.report(raw, "spot", "a", false, 99, 200, 1, -1, -1, -1, -1)
+            }
+            assertTrue(err.message!!.contains("unknown outcome"), err.message)
+        }
+    }
+
+    @Test
     fun `private header names match case-insensitively`() {
         assertTrue(LineHeaders.isPrivate("x-line-biz"))
         assertTrue(LineHeaders.isPrivate("X-LINE-ANYTHING"))
