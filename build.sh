@@ -37,7 +37,8 @@ jvm_tests() {
   need java
   need mvn
   echo "== mvn verify (Kotlin library + OkHttp/MockWebServer tests through liblinekit.so)"
-  mvn "${MVN_FLAGS[@]}" -f android-bindings/pom.xml verify -Dlinekit.native.dir="$NATIVE_DIR"
+  # Not -q: Surefire's "Tests run: N, Failures: 0" summary should show in CI logs.
+  mvn -B -ntp -f android-bindings/pom.xml verify -Dlinekit.native.dir="$NATIVE_DIR"
 }
 
 # Installs dev.linekit:linekit-android into the local Maven repository for the demo/bench.
