@@ -9,11 +9,17 @@ import java.util.concurrent.atomic.AtomicLong
  * handle. Same scheme as UniFFI's generated objects.
  */
 internal class NativeHandle(private val handle: Long) : AutoCloseable {
-    private val calls = AtomicLong(1)
-    private val closed = java.util.concurrent.atomic.AtomicBoolean(false)
+    @PublishedApi
+    internal val calls = AtomicLong(1)
+    @PublishedApi
+    internal val closed = java.util.concurrent.atomic.AtomicBoolean(false)
 
-    /** Runs [block] with the live handle, or returns null when closed. */
+    /**
+     * Runs [block] with the live handle, or returns null once [close] was called (calls
+     * already in flight finish; the counter alone would let a busy caller go on forever).
+     */
     inline fun <R> use(block: (Long) -> R): R? {
+        if (closed.get()) return null
         while (true) {
             val c = calls.get()
             if (c == 0L) return null
