@@ -281,8 +281,8 @@ internal class ReportingListener(
         if (duration != null && closeCode != null) {
             report(WsEvent.Closed(closeCode.toUShort(), duration.toULong(), cause.toFfi()))
         }
+        onEnd?.invoke(record) // the reconnect state first, so the app sees it settled
         onReport?.invoke(record)
-        onEnd?.invoke(record)
     }
 
     private fun report(event: WsEvent) {
