@@ -3,7 +3,7 @@
 //! Two doors lead into the same [`linekit_core::engine::LineKit`]:
 //!
 //! - **UniFFI (control plane)** — [`NativeLineKit`] and its records ([`RouteRequest`],
-//!   [`RouteDecision`], [`AttemptReport`], [`ConfigUpdate`], [`NetworkInfo`]) plus the
+//!   [`RouteDecision`], [`AttemptReport`], [`ConfigUpdate`], [`NetworkInfo`], [`WsEvent`]) plus the
 //!   foreign [`TraceSink`] callback. Generated Kotlin lives in package `dev.linekit.ffi`
 //!   (see `uniffi.toml`); it is produced by the build in library mode and never committed.
 //!   UniFFI catches panics on its own calls and turns them into exceptions.
@@ -23,6 +23,7 @@ pub mod fast;
 mod native;
 mod records;
 mod sink;
+mod ws;
 
 pub use error::LineKitError;
 pub use native::NativeLineKit;
@@ -31,5 +32,6 @@ pub use records::{
     RouteRequest,
 };
 pub use sink::TraceSink;
+pub use ws::{WsCloseCause, WsEvent};
 
 pub use linekit_core;

@@ -20,7 +20,7 @@ pub struct NativeLineKit {
 }
 
 impl NativeLineKit {
-    fn engine(&self) -> Result<Arc<LineKit>, LineKitError> {
+    pub(crate) fn engine(&self) -> Result<Arc<LineKit>, LineKitError> {
         self.engine.load_full().ok_or_else(LineKitError::closed)
     }
 

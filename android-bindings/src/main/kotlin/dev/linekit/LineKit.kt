@@ -105,6 +105,40 @@ class LineKit private constructor(
             PrivateDnsMode.STRICT -> PrivateDns.STRICT
         }
         live { native.onNetworkChanged(NetworkInfo(handle.toULong(), validated, vpn, mode, proxy, transport)) }
+        wsSignals.networkChanged(handle)
+    }
+
+    /** Network and background signals that explain WebSocket drops ([LineKitWebSocket]). */
+    internal val wsSignals = WsSignals()
+
+    /**
+     * Tells Linekit whether the app is in the background. A WebSocket that drops while
+     * the app is in the background (or went there since the socket last heard from its
+     * server) is not held against its line. On Android call it from a
+     * `ProcessLifecycleOwner` observer (`onStart` → `false`, `onStop` → `true`).
+     */
+    fun markBackground(inBackground: Boolean) {
+        wsSignals.markBackground(inBackground)
+    }
+
+    /** Reports a WebSocket lifecycle event on a `ws` line; a closed engine ignores it. */
+    internal fun reportWs(biz: String, line: String, event: dev.linekit.ffi.WsEvent) {
+        if (closed.get()) return
+        try {
+            native.reportWs(biz, line, event)
+        } catch (_: dev.linekit.ffi.LineKitException.Closed) {
+        } catch (_: IllegalStateException) {
+            // The generated object was destroyed by a concurrent close().
+        }
+    }
+
+    /** `thresholds.ws_stable_ms` in force (30 s once closed). */
+    internal fun wsStableMs(): Long = try {
+        if (closed.get()) DEFAULT_WS_STABLE_MS else native.wsStableMs().toLong()
+    } catch (_: dev.linekit.ffi.LineKitException.Closed) {
+        DEFAULT_WS_STABLE_MS
+    } catch (_: IllegalStateException) {
+        DEFAULT_WS_STABLE_MS
     }
 
     /** The engine's state as JSON: version, downgrade, config source, ranked pools, network. */
@@ -131,6 +165,7 @@ class LineKit private constructor(
 
     private companion object {
         const val CLOSED = "the LineKit engine is closed"
+        const val DEFAULT_WS_STABLE_MS = 30_000L
     }
 
     /** Android's Private DNS mode. */

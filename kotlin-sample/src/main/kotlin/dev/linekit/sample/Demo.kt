@@ -75,11 +75,14 @@ fun main() {
     System.setProperty("sun.net.httpserver.nodelay", "true")
     val lines = listOf(DemoLine("primary"), DemoLine("second"), DemoLine("third"))
     val primary = lines[0]
+    // A WebSocket line beside each HTTP line (the `ws` pool of the same business line).
+    val wsLines = lines.map { DemoWsLine("${it.name}-ws") }
     val config = """
         {"version":1,"allow_cleartext":true,
          "thresholds":{"max_retries":2},
          "biz_lines":{"spot":{"match":["api.example.test"],
-           "http":[${lines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}"}""" }}]}}}
+           "http":[${lines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}"}""" }}],
+           "ws":[${wsLines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}"}""" }}]}}}
     """.trimIndent()
 
     val kit = LineKit.Builder().configJson(config).build()
@@ -88,6 +91,7 @@ fun main() {
         .callTimeout(5, TimeUnit.SECONDS)
         .build()
 
+    val stream = WsStream(kit, client)
     val running = AtomicBoolean(true)
     val ok = AtomicInteger()
     val failed = AtomicInteger()
@@ -131,12 +135,14 @@ fun main() {
     // Which backup line served most in the last second (set by the printer below).
     var busiestBackup = lines[1]
     val phases = mapOf<Int, () -> String>(
-        6 to { primary.down(); "primary DOWN (connection refused)" },
+        6 to { primary.down(); wsLines[0].breakUpgrades(); "primary DOWN (connection refused; its ws line refuses upgrades)" },
         12 to { busiestBackup.status = 503; "${busiestBackup.name} (now serving) answers 503" },
         18 to { primary.up(); "primary BACK" },
     )
     val seconds = 24
     println("Linekit demo: 3 lines (primary, second, third) behind api.example.test, 4 clients, ${seconds}s")
+    println("              plus a WebSocket stream on the ws lines (primary-ws, second-ws, third-ws)")
+    var lastTicks = 0
     var state = "all lines up"
     var lastOk = 0
     var lastFailed = 0
@@ -153,10 +159,12 @@ fun main() {
         busiestBackup = deltas.filterKeys { it !== primary }.maxByOrNull { it.value }?.key ?: busiestBackup
         val served = deltas.entries.joinToString(" ") { (l, n) -> "%s=%-4d".format(l.name, n) }
         println(
-            "t=%2ds ok=%-4d failed=%-2d served: %s p50=%.2fms p99=%.2fms  [%s]".format(
-                t, okNow - lastOk, failedNow - lastFailed, served, percentile(sorted, 0.5), percentile(sorted, 0.99), state,
+            "t=%2ds ok=%-4d failed=%-2d served: %s p50=%.2fms p99=%.2fms ws=%s ticks=%-3d [%s]".format(
+                t, okNow - lastOk, failedNow - lastFailed, served, percentile(sorted, 0.5), percentile(sorted, 0.99),
+                stream.line.get(), stream.ticks() - lastTicks, state,
             ),
         )
+        lastTicks = stream.ticks()
         lastOk = okNow
         lastFailed = failedNow
         phases[t]?.let { action ->
@@ -166,15 +174,22 @@ fun main() {
     }
     running.set(false)
     workers.forEach { it.join() }
+    stream.close()
     val all = allLatencies.toLongArray().also { it.sort() }
     println()
     println("Summary: ${ok.get()} GETs ok, ${failed.get()} failed, ${retried.get()} recovered by an in-call retry")
     println("Served by: " + lines.joinToString(", ") { "${it.name}=${servedBy[it.name]?.get() ?: 0}" })
     println("Latency: p50=%.2fms p99=%.2fms max=%.2fms".format(percentile(all, 0.5), percentile(all, 0.99), percentile(all, 1.0)))
     lastError.get()?.let { println("Last failure: $it") }
+    println(
+        "WebSocket: ${stream.ticks()} ticks; connections by line: " +
+            wsLines.joinToString(", ") { "${it.name}=${stream.opensBy[it.name]?.get() ?: 0}" } +
+            "; upgrades refused: ${stream.refused.get()}",
+    )
     println("Engine state: ${kit.state()}")
     kit.close()
     lines.forEach { it.down() }
+    wsLines.forEach { it.stop() }
     client.dispatcher.executorService.shutdown()
     client.connectionPool.evictAll()
     kotlin.system.exitProcess(if (failed.get() == 0) 0 else 1)
