@@ -14,15 +14,24 @@
 //!   `Arc` released exactly once by `release`), catch every panic and rethrow it as a
 //!   Java exception.
 //!
+//! - **Transport** — [`HttpTransport`] is the foreign callback the core uses for probes
+//!   and HTTPDNS queries (Kotlin's `OkHttpTransport`); results come back through the
+//!   [`TransportCompletion`] object, so no runtime thread blocks on the network.
+//! - **DNS** — [`NativeLineKit::lookup`] and the connect results through UniFFI, and the
+//!   same calls through JNI in [`fast_dns`] for `LineKitDns` (one per new connection).
+//!
 //! On Android the first engine built initialises `android_logger` (tag `Linekit`).
 
 uniffi::setup_scaffolding!();
 
+mod dns;
 mod error;
 pub mod fast;
+pub mod fast_dns;
 mod native;
 mod records;
 mod sink;
+mod transport;
 
 pub use error::LineKitError;
 pub use native::NativeLineKit;
@@ -30,6 +39,11 @@ pub use records::{
     AttemptReport, ConfigUpdate, NetworkInfo, Outcome, PrivateDns, Protocol, RouteDecision,
     RouteRequest,
 };
+pub use dns::{pack_lookup, ConnectFailure, DnsSource, LookupResult};
 pub use sink::TraceSink;
+pub use transport::{
+    HttpHeader, HttpTransport, TransportCompletion, TransportFailure, TransportKind,
+    TransportOutcome, TransportRequest,
+};
 
 pub use linekit_core;

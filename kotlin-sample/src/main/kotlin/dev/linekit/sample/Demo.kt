@@ -69,7 +69,13 @@ class DemoLine(val name: String) {
 private fun percentile(sorted: LongArray, p: Double): Double =
     if (sorted.isEmpty()) 0.0 else sorted[((sorted.size - 1) * p).toInt()] / 1_000_000.0
 
-/** Runs the demo: ~24 s of GETs while the primary goes down, the serving backup answers 503, the primary comes back. */
+/**
+ * Runs the demo: ~26 s of GETs while the primary goes down, the serving backup answers 503,
+ * the primary comes back — and, through revive probes sent by the default
+ * `OkHttpTransport` (HEAD /line/ping on each line), traffic returns to it before the end.
+ * Short windows and cooldowns (`window_ms`, `open_cooldown_ms`, `revive_interval_ms`,
+ * `detect_cooldown_ms`, `switch_interval_ms`) keep the demo under half a minute.
+ */
 fun main() {
     // Small header and body writes would otherwise wait on delayed ACKs (~40 ms each).
     System.setProperty("sun.net.httpserver.nodelay", "true")
@@ -77,7 +83,8 @@ fun main() {
     val primary = lines[0]
     val config = """
         {"version":1,"allow_cleartext":true,
-         "thresholds":{"max_retries":2},
+         "thresholds":{"max_retries":2,"window_ms":4000,"switch_interval_ms":2000,
+                       "open_cooldown_ms":1000,"revive_interval_ms":1000,"detect_cooldown_ms":1000},
          "biz_lines":{"spot":{"match":["api.example.test"],
            "http":[${lines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}"}""" }}]}}}
     """.trimIndent()
@@ -135,9 +142,11 @@ fun main() {
         12 to { busiestBackup.status = 503; "${busiestBackup.name} (now serving) answers 503" },
         18 to { primary.up(); "primary BACK" },
     )
-    val seconds = 24
+    val seconds = 26
     println("Linekit demo: 3 lines (primary, second, third) behind api.example.test, 4 clients, ${seconds}s")
     var state = "all lines up"
+    var primaryAtEnd = 0
+    var servedAtEnd = 0
     var lastOk = 0
     var lastFailed = 0
     val lastServed = HashMap<String, Int>()
@@ -151,6 +160,10 @@ fun main() {
             (total - (lastServed[l.name] ?: 0)).also { lastServed[l.name] = total }
         }
         busiestBackup = deltas.filterKeys { it !== primary }.maxByOrNull { it.value }?.key ?: busiestBackup
+        if (t > seconds - 2) {
+            primaryAtEnd += deltas[primary] ?: 0
+            servedAtEnd += deltas.values.sum()
+        }
         val served = deltas.entries.joinToString(" ") { (l, n) -> "%s=%-4d".format(l.name, n) }
         println(
             "t=%2ds ok=%-4d failed=%-2d served: %s p50=%.2fms p99=%.2fms  [%s]".format(
@@ -172,6 +185,8 @@ fun main() {
     println("Served by: " + lines.joinToString(", ") { "${it.name}=${servedBy[it.name]?.get() ?: 0}" })
     println("Latency: p50=%.2fms p99=%.2fms max=%.2fms".format(percentile(all, 0.5), percentile(all, 0.99), percentile(all, 1.0)))
     lastError.get()?.let { println("Last failure: $it") }
+    val back = servedAtEnd > 0 && primaryAtEnd * 2 > servedAtEnd
+    println("Back on primary in the last 2 s: $primaryAtEnd of $servedAtEnd GETs (${if (back) "yes" else "NO"})")
     println("Engine state: ${kit.state()}")
     kit.close()
     lines.forEach { it.down() }
