@@ -34,7 +34,8 @@ import javax.net.ssl.SSLException
  * default transport of [LineKit.Builder].
  *
  * It owns an independent [OkHttpClient] — its own [Dispatcher] (threads named
- * `linekit-transport-N`, at most [maxRequests] calls at once) and [ConnectionPool],
+ * `linekit-transport-N` in thread group `linekit-transport`, at most [maxRequests] calls
+ * at once) and [ConnectionPool],
  * [Dns.SYSTEM] or a fixed bootstrap list for HTTPDNS endpoints, never the business
  * client's interceptors, event listener or Linekit's own `Dns` (which would make the
  * resolver depend on itself). Redirects are not followed, failed connections are not
@@ -54,8 +55,9 @@ class OkHttpTransport @JvmOverloads constructor(
     maxRequests: Int = 8,
 ) : HttpTransport, AutoCloseable {
     private val threads = AtomicInteger()
+    private val group = ThreadGroup("linekit-transport")
     private val executor = ThreadPoolExecutor(0, Int.MAX_VALUE, 30, TimeUnit.SECONDS, SynchronousQueue()) { r ->
-        Thread(r, "linekit-transport-${threads.incrementAndGet()}").apply { isDaemon = true }
+        Thread(group, r, "linekit-transport-${threads.incrementAndGet()}").apply { isDaemon = true }
     }
     private val calls = ConcurrentHashMap<ULong, Call>()
     private val cancelled: MutableSet<ULong> = ConcurrentHashMap.newKeySet()
@@ -91,13 +93,13 @@ class OkHttpTransport @JvmOverloads constructor(
                     val outcome = try {
                         response.use { read(it) }
                     } catch (e: IOException) {
-                        failure(id, call, e)
+                        failure(call, e)
                     }
                     finish(id, completion, outcome)
                 }
 
                 override fun onFailure(call: Call, e: IOException) {
-                    finish(id, completion, failure(id, call, e))
+                    finish(id, completion, failure(call, e))
                 }
             })
         } catch (e: Exception) {
@@ -127,9 +129,11 @@ class OkHttpTransport @JvmOverloads constructor(
 
     private fun finish(id: ULong, completion: TransportCompletion, outcome: TransportOutcome) {
         calls.remove(id)
-        cancelled.remove(id)
+        // A call the engine cancelled (its deadline passed, or it is closing) already has
+        // its answer there: "cancelled" must not race the engine's own timeout result.
+        val answered = cancelled.remove(id) || closed.get()
         try {
-            completion.complete(outcome)
+            if (!answered) completion.complete(outcome)
         } catch (_: Exception) {
             // The engine was closed and freed: nobody waits for this answer.
         } finally {
@@ -147,9 +151,8 @@ class OkHttpTransport @JvmOverloads constructor(
         return TransportOutcome.Response(response.code.toUShort(), buffer.readByteArray())
     }
 
-    private fun failure(id: ULong, call: Call, e: IOException): TransportOutcome = TransportOutcome.Failed(
+    private fun failure(call: Call, e: IOException): TransportOutcome = TransportOutcome.Failed(
         when {
-            id in cancelled || closed.get() -> TransportFailure.CANCELLED
             e is UnknownHostException -> TransportFailure.DNS
             e is SSLException -> TransportFailure.TLS
             e is ConnectException || e is NoRouteToHostException -> TransportFailure.CONNECT_REFUSED

@@ -93,15 +93,16 @@ fun httpDnsConfig(
     dnsHost: String = "127.0.0.1",
     timeoutMs: Int = 3000,
 ): String {
-    val biz = if (lines.isEmpty()) {
-        ""
+    // A config needs a business line; without test lines, one on a closed port.
+    val http = if (lines.isEmpty()) {
+        """{"id":"idle","url":"http://127.0.0.1:9"}"""
     } else {
-        val http = lines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}"}""" }
-        ""","biz_lines":{"spot":{"match":["spot.example.test"],"http":[$http]}}"""
+        lines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}"}""" }
     }
+    val biz = ""","biz_lines":{"spot":{"match":["spot.example.test"],"http":[$http]}}"""
     return """
         {"version":1,"allow_cleartext":true,
-         "thresholds":{"timeout_ms":$timeoutMs},
+         "thresholds":{"timeout_ms":$timeoutMs,"detect_jitter_ms":0},
          "httpdns":{"hosts":["*.linekit.test"],"allow_private":["*.linekit.test"],
            "providers":[{"id":"ali","format":"aliyun","url":"http://$dnsHost:${dns.port}/100000/d"}]}$biz}
     """.trimIndent()

@@ -61,15 +61,34 @@ class TransportTest {
 
     private fun probes(line: LineServer) = line.received.count { it.method == "HEAD" && it.url.encodedPath == "/line/ping" }
 
-    private fun linekitThreads(): List<String> = Thread.getAllStackTraces().keys
-        .filter { it.isAlive && (it.name.startsWith("linekit-runtime") || it.name.startsWith("linekit-transport")) }
-        .map { it.name }
+    /**
+     * Live transport threads (found by thread group: OkHttp renames a dispatcher thread
+     * while it runs a call) and the native `linekit-runtime` thread (a Rust thread, only
+     * visible to Java while it is inside a callback, so read from /proc on Linux).
+     */
+    private fun linekitThreads(): List<String> {
+        val java = Thread.getAllStackTraces().keys
+            .filter { it.isAlive && (it.threadGroup?.name == "linekit-transport" || it.name.startsWith("linekit-")) }
+            // OkHttp's process-wide TaskRunner and Okio's watchdog may be born in that group
+            // (threads inherit their creator's group) but belong to every client in the process.
+            .filter { it.name != "OkHttp TaskRunner" && it.name != "Okio Watchdog" }
+            .map { it.name }
+        val native = File("/proc/self/task").listFiles().orEmpty()
+            .mapNotNull { runCatching { File(it, "comm").readText().trim() }.getOrNull() }
+            .filter { it.startsWith("linekit-runtime") }
+        return java + native
+    }
 
     @BothPaths
     fun `detect probes every line with the transport's own client`(fastPath: Boolean) {
         val intercepted = AtomicInteger()
         val delegate = CountingDns()
-        LineKit.Builder().configJson(spotConfig(a, b)).fastPath(fastPath).build().use { kit ->
+        val config = """
+            {"version":1,"allow_cleartext":true,"thresholds":{"detect_jitter_ms":0},
+             "biz_lines":{"spot":{"match":["api.linekit.test"],
+               "http":[{"id":"a","url":"${a.origin}"},{"id":"b","url":"${b.origin}"}]}}}
+        """.trimIndent()
+        LineKit.Builder().configJson(config).fastPath(fastPath).build().use { kit ->
             // A business client exists, but probes must not touch it.
             OkHttpClient.Builder()
                 .addInterceptor(Interceptor { intercepted.incrementAndGet(); it.proceed(it.request()) })
@@ -81,7 +100,7 @@ class TransportTest {
             assertEquals(0, intercepted.get())
             assertEquals(0, delegate.calls.get())
             // Probe results feed the same statistics as real traffic.
-            assertTrue(eventually { kit.state().contains("\"ok\":1") || kit.state().contains("\"successes\":1") }, kit.state())
+            assertTrue(eventually { kit.state().contains("\"successes\":1") }, kit.state())
         }
     }
 
@@ -89,9 +108,9 @@ class TransportTest {
     fun `a hung probe times out at the deadline without delaying business calls`() {
         StalledLine().use { stalled ->
             val config = """
-                {"version":1,"allow_cleartext":true,"thresholds":{"timeout_ms":300},
+                {"version":1,"allow_cleartext":true,"thresholds":{"timeout_ms":300,"detect_jitter_ms":0},
                  "biz_lines":{"spot":{"match":["api.linekit.test"],
-                   "http":[{"id":"a","url":"${a.origin}"},{"id":"hung","url":"${stalled.origin}"}]}}}
+                   "http":[{"id":"hung","url":"${stalled.origin}"}]}}}
             """.trimIndent()
             LineKit.Builder().configJson(config).build().use { kit ->
                 val client = OkHttpClient.Builder().lineKit(kit).build()
@@ -99,7 +118,8 @@ class TransportTest {
                 assertTrue(eventually { stalled.received.isNotEmpty() })
                 val started = System.nanoTime()
                 repeat(5) {
-                    client.newCall(Request.Builder().url("http://api.linekit.test/x").build()).execute().use { r ->
+                    // Business traffic elsewhere (line `a`, unmanaged) while the probe hangs.
+                    client.newCall(Request.Builder().url("${a.origin}/x").build()).execute().use { r ->
                         assertEquals("a", r.body.string())
                     }
                 }
@@ -114,13 +134,14 @@ class TransportTest {
     fun `close with probes in flight is prompt and leaves no threads`() {
         StalledLine().use { stalled ->
             val config = """
-                {"version":1,"allow_cleartext":true,"thresholds":{"timeout_ms":10000},
+                {"version":1,"allow_cleartext":true,"thresholds":{"timeout_ms":10000,"detect_jitter_ms":0},
                  "biz_lines":{"spot":{"match":["api.linekit.test"],"http":[{"id":"hung","url":"${stalled.origin}"}]}}}
             """.trimIndent()
             val kit = LineKit.Builder().configJson(config).build()
             assertTrue(kit.detect("spot"))
             assertTrue(eventually { stalled.received.isNotEmpty() })
-            assertTrue(linekitThreads().any { it.startsWith("linekit-transport") }, linekitThreads().toString())
+            assertTrue(linekitThreads().any { it.startsWith("OkHttp") }, linekitThreads().toString())
+            assertTrue(linekitThreads().any { it.startsWith("linekit-runtime") }, linekitThreads().toString())
             val started = System.nanoTime()
             kit.close()
             val tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)
@@ -134,17 +155,18 @@ class TransportTest {
         val dir: File = Files.createTempDirectory("linekit").toFile()
         HttpDnsServer().use { dns ->
             try {
-                LineKit.Builder().configJson(httpDnsConfig(dns)).storageDir(dir).build().use { kit ->
+                LineKit.Builder().configJson(httpDnsConfig(dns, a)).storageDir(dir).build().use { kit ->
                     kit.onNetworkChanged(1, validated = true)
                     kit.dns(CountingDns()).lookup("api.linekit.test")
                     assertTrue(eventually { kit.state().contains("\"host\":\"api.linekit.test\"") })
                 }
                 assertTrue(dir.listFiles()!!.isNotEmpty(), "persisted on close")
-                LineKit.Builder().configJson(httpDnsConfig(dns)).storageDir(dir).transport(null).build().use { kit ->
+                LineKit.Builder().configJson(httpDnsConfig(dns, a)).storageDir(dir).transport(null).build().use { kit ->
                     kit.onNetworkChanged(1, validated = true)
-                    val delegate = CountingDns()
-                    // Loaded off the request path; then served without any query.
-                    assertTrue(eventually { kit.dns(delegate).lookup("api.linekit.test").isNotEmpty() && delegate.calls.get() == 0 || kit.state().contains("\"host\":\"api.linekit.test\"") })
+                    // Loaded off the request path; then served with no transport and no delegate.
+                    assertTrue(eventually { kit.state().contains("\"host\":\"api.linekit.test\"") }, kit.state())
+                    val noDelegate = okhttp3.Dns { throw java.net.UnknownHostException("delegate must not be asked") }
+                    assertEquals(listOf("127.0.0.1"), kit.dns(noDelegate).lookup("api.linekit.test").map { it.hostAddress })
                 }
             } finally {
                 dir.deleteRecursively()

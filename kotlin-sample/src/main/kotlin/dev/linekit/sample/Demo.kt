@@ -84,7 +84,8 @@ fun main() {
     val config = """
         {"version":1,"allow_cleartext":true,
          "thresholds":{"max_retries":2,"window_ms":4000,"switch_interval_ms":2000,
-                       "open_cooldown_ms":1000,"revive_interval_ms":1000,"detect_cooldown_ms":1000},
+                       "open_cooldown_ms":1000,"revive_interval_ms":1000,"detect_cooldown_ms":1000,
+                       "detect_jitter_ms":200},
          "biz_lines":{"spot":{"match":["api.example.test"],
            "http":[${lines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}"}""" }}]}}}
     """.trimIndent()
