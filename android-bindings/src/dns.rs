@@ -190,7 +190,7 @@ mod tests {
         let packed = pack_lookup(&l).expect("httpdns");
         assert_eq!(packed.len(), 1 + 16 + 1 + 4);
         assert_eq!(packed[0], 16);
-        assert_eq!(&packed[18..], &[4, 127, 0, 0, 1]);
+        assert_eq!(&packed[17..], &[4, 127, 0, 0, 1]);
         let r = LookupResult::from(l);
         assert_eq!(r.addresses[1], vec![127, 0, 0, 1]);
         assert_eq!(r.source, DnsSource::HttpDns);
@@ -205,7 +205,10 @@ mod tests {
 
     #[test]
     fn address_bytes_round_trip_and_bad_lengths_are_rejected() {
-        assert_eq!(ip_from_bytes(&[10, 0, 0, 1]), Some("10.0.0.1".parse().expect("ip")));
+        assert_eq!(
+            ip_from_bytes(&[10, 0, 0, 1]),
+            Some("10.0.0.1".parse().expect("ip"))
+        );
         let v6: IpAddr = "::1".parse().expect("ip");
         assert_eq!(ip_from_bytes(ip_bytes(&v6).as_slice()), Some(v6));
         assert_eq!(ip_from_bytes(&[1, 2, 3]), None);
@@ -244,7 +247,11 @@ mod tests {
             Err(LineKitError::InvalidArgument(_))
         ));
         assert_eq!(
-            kit.connect_failed("a.linekit.test".into(), vec![127, 0, 0, 1], ConnectFailure::Tls),
+            kit.connect_failed(
+                "a.linekit.test".into(),
+                vec![127, 0, 0, 1],
+                ConnectFailure::Tls
+            ),
             Ok(false)
         );
         assert_eq!(kit.detect("nope".into()), Ok(false));

@@ -123,7 +123,10 @@ mod tests {
     fn connect_error_codes_follow_the_core_list() {
         assert_eq!(connect_error_from_code(0), Some(ConnectError::Refused));
         assert_eq!(connect_error_from_code(2), Some(ConnectError::NoRoute));
-        assert_eq!(connect_error_from_code(7), Some(ConnectError::CancelledRace));
+        assert_eq!(
+            connect_error_from_code(7),
+            Some(ConnectError::CancelledRace)
+        );
         assert_eq!(connect_error_from_code(8), None);
         assert_eq!(connect_error_from_code(-1), None);
     }

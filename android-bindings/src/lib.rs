@@ -33,13 +33,13 @@ mod records;
 mod sink;
 mod transport;
 
+pub use dns::{pack_lookup, ConnectFailure, DnsSource, LookupResult};
 pub use error::LineKitError;
 pub use native::NativeLineKit;
 pub use records::{
     AttemptReport, ConfigUpdate, NetworkInfo, Outcome, PrivateDns, Protocol, RouteDecision,
     RouteRequest,
 };
-pub use dns::{pack_lookup, ConnectFailure, DnsSource, LookupResult};
 pub use sink::TraceSink;
 pub use transport::{
     HttpHeader, HttpTransport, TransportCompletion, TransportFailure, TransportKind,

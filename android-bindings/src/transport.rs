@@ -100,7 +100,9 @@ impl From<TransportOutcome> for TransportResult {
             TransportOutcome::Response { body, .. } if body.len() > MAX_BODY_BYTES => {
                 TransportResult::Failed(TransportError::TooLarge)
             }
-            TransportOutcome::Response { status, body } => TransportResult::Response { status, body },
+            TransportOutcome::Response { status, body } => {
+                TransportResult::Response { status, body }
+            }
             TransportOutcome::Failed { error } => TransportResult::Failed(match error {
                 TransportFailure::Dns => TransportError::Dns,
                 TransportFailure::ConnectRefused => TransportError::ConnectRefused,

@@ -59,7 +59,7 @@ class TransportTest {
         b.close()
     }
 
-    private fun probes(line: LineServer) = line.received.count { it.method == "HEAD" && it.url.encodedPath == "/line/ping" }
+    private fun probes(line: LineServer) = line.probes.size
 
     /**
      * Live transport threads (found by thread group: OkHttp renames a dispatcher thread
