@@ -45,6 +45,11 @@ class DemoLine(val name: String) {
             exchange.requestBody.readAllBytes()
             val body = name.toByteArray()
             exchange.responseHeaders.add("X-Served-By", name)
+            if (exchange.requestMethod == "HEAD") {
+                exchange.sendResponseHeaders(status, -1) // probes: no body
+                exchange.close()
+                return@createContext
+            }
             exchange.sendResponseHeaders(status, body.size.toLong())
             exchange.responseBody.use { it.write(body) }
         }
@@ -73,8 +78,9 @@ private fun percentile(sorted: LongArray, p: Double): Double =
  * Runs the demo: ~26 s of GETs while the primary goes down, the serving backup answers 503,
  * the primary comes back — and, through revive probes sent by the default
  * `OkHttpTransport` (HEAD /line/ping on each line), traffic returns to it before the end.
- * Short windows and cooldowns (`window_ms`, `open_cooldown_ms`, `revive_interval_ms`,
- * `detect_cooldown_ms`, `switch_interval_ms`) keep the demo under half a minute.
+ * Short windows and cooldowns (`window_ms`, `open_cooldown_ms`,
+ * `revive_interval_ms`, `detect_cooldown_ms`, `switch_interval_ms`) keep the demo under
+ * half a minute.
  */
 fun main() {
     // Small header and body writes would otherwise wait on delayed ACKs (~40 ms each).
@@ -85,7 +91,7 @@ fun main() {
         {"version":1,"allow_cleartext":true,
          "thresholds":{"max_retries":2,"window_ms":4000,"switch_interval_ms":2000,
                        "open_cooldown_ms":1000,"revive_interval_ms":1000,"detect_cooldown_ms":1000,
-                       "detect_jitter_ms":200},
+                       "detect_jitter_ms":200,"probe_budget_per_min":120},
          "biz_lines":{"spot":{"match":["api.example.test"],
            "http":[${lines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}"}""" }}]}}}
     """.trimIndent()
