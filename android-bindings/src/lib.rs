@@ -14,17 +14,27 @@
 //!   `Arc` released exactly once by `release`), catch every panic and rethrow it as a
 //!   Java exception.
 //!
+//! - **Transport** — [`HttpTransport`] is the foreign callback the core uses for probes
+//!   and HTTPDNS queries (Kotlin's `OkHttpTransport`); results come back through the
+//!   [`TransportCompletion`] object, so no runtime thread blocks on the network.
+//! - **DNS** — [`NativeLineKit::lookup`] and the connect results through UniFFI, and the
+//!   same calls through JNI in [`fast_dns`] for `LineKitDns` (one per new connection).
+//!
 //! On Android the first engine built initialises `android_logger` (tag `Linekit`).
 
 uniffi::setup_scaffolding!();
 
+mod dns;
 mod error;
 pub mod fast;
+pub mod fast_dns;
 mod native;
 mod records;
 mod sink;
+mod transport;
 mod ws;
 
+pub use dns::{pack_lookup, ConnectFailure, DnsSource, LookupResult};
 pub use error::LineKitError;
 pub use native::NativeLineKit;
 pub use records::{
@@ -32,6 +42,10 @@ pub use records::{
     RouteRequest,
 };
 pub use sink::TraceSink;
+pub use transport::{
+    HttpHeader, HttpTransport, TransportCompletion, TransportFailure, TransportKind,
+    TransportOutcome, TransportRequest,
+};
 pub use ws::{WsCloseCause, WsEvent};
 
 pub use linekit_core;

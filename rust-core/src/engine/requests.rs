@@ -50,13 +50,15 @@ impl Inner {
             timeout_ms,
             Box::new(move || {
                 if let Some(inner) = weak.upgrade() {
-                    if let Some(t) = &inner.transport {
-                        t.cancel(id);
-                    }
+                    // Record the timeout first: a transport may answer `cancel` with a
+                    // quick "cancelled" completion, which must not win over the deadline.
                     inner.finish(
                         id,
                         TransportResult::Failed(crate::transport::TransportError::Timeout),
                     );
+                    if let Some(t) = &inner.transport {
+                        t.cancel(id);
+                    }
                 }
             }),
         );

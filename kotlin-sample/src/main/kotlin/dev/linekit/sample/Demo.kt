@@ -45,6 +45,11 @@ class DemoLine(val name: String) {
             exchange.requestBody.readAllBytes()
             val body = name.toByteArray()
             exchange.responseHeaders.add("X-Served-By", name)
+            if (exchange.requestMethod == "HEAD") {
+                exchange.sendResponseHeaders(status, -1) // probes: no body
+                exchange.close()
+                return@createContext
+            }
             exchange.sendResponseHeaders(status, body.size.toLong())
             exchange.responseBody.use { it.write(body) }
         }
@@ -69,7 +74,14 @@ class DemoLine(val name: String) {
 private fun percentile(sorted: LongArray, p: Double): Double =
     if (sorted.isEmpty()) 0.0 else sorted[((sorted.size - 1) * p).toInt()] / 1_000_000.0
 
-/** Runs the demo: ~24 s of GETs while the primary goes down, the serving backup answers 503, the primary comes back. */
+/**
+ * Runs the demo: ~26 s of GETs while the primary goes down, the serving backup answers 503,
+ * the primary comes back — and, through revive probes sent by the default
+ * `OkHttpTransport` (HEAD /line/ping on each line), traffic returns to it before the end.
+ * Short windows and cooldowns (`window_ms`, `open_cooldown_ms`,
+ * `revive_interval_ms`, `detect_cooldown_ms`, `switch_interval_ms`) keep the demo under
+ * half a minute.
+ */
 fun main() {
     // Small header and body writes would otherwise wait on delayed ACKs (~40 ms each).
     System.setProperty("sun.net.httpserver.nodelay", "true")
@@ -79,7 +91,9 @@ fun main() {
     val wsLines = lines.map { DemoWsLine("${it.name}-ws") }
     val config = """
         {"version":1,"allow_cleartext":true,
-         "thresholds":{"max_retries":2},
+         "thresholds":{"max_retries":2,"window_ms":4000,"switch_interval_ms":2000,
+                       "open_cooldown_ms":1000,"revive_interval_ms":1000,"detect_cooldown_ms":1000,
+                       "detect_jitter_ms":200,"probe_budget_per_min":120},
          "biz_lines":{"spot":{"match":["api.example.test"],
            "http":[${lines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}"}""" }}],
            "ws":[${wsLines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}"}""" }}]}}}
@@ -139,11 +153,13 @@ fun main() {
         12 to { busiestBackup.status = 503; "${busiestBackup.name} (now serving) answers 503" },
         18 to { primary.up(); "primary BACK" },
     )
-    val seconds = 24
+    val seconds = 26
     println("Linekit demo: 3 lines (primary, second, third) behind api.example.test, 4 clients, ${seconds}s")
     println("              plus a WebSocket stream on the ws lines (primary-ws, second-ws, third-ws)")
     var lastTicks = 0
     var state = "all lines up"
+    var primaryAtEnd = 0
+    var servedAtEnd = 0
     var lastOk = 0
     var lastFailed = 0
     val lastServed = HashMap<String, Int>()
@@ -157,6 +173,10 @@ fun main() {
             (total - (lastServed[l.name] ?: 0)).also { lastServed[l.name] = total }
         }
         busiestBackup = deltas.filterKeys { it !== primary }.maxByOrNull { it.value }?.key ?: busiestBackup
+        if (t > seconds - 2) {
+            primaryAtEnd += deltas[primary] ?: 0
+            servedAtEnd += deltas.values.sum()
+        }
         val served = deltas.entries.joinToString(" ") { (l, n) -> "%s=%-4d".format(l.name, n) }
         println(
             "t=%2ds ok=%-4d failed=%-2d served: %s p50=%.2fms p99=%.2fms ws=%s ticks=%-3d [%s]".format(
@@ -186,6 +206,8 @@ fun main() {
             wsLines.joinToString(", ") { "${it.name}=${stream.opensBy[it.name]?.get() ?: 0}" } +
             "; upgrades refused: ${stream.refused.get()}",
     )
+    val back = servedAtEnd > 0 && primaryAtEnd * 2 > servedAtEnd
+    println("Back on primary in the last 2 s: $primaryAtEnd of $servedAtEnd GETs (${if (back) "yes" else "NO"})")
     println("Engine state: ${kit.state()}")
     kit.close()
     lines.forEach { it.down() }
