@@ -388,10 +388,16 @@ fn state_shows_the_reported_network_and_why_httpdns_is_bypassed() {
     assert_eq!(n["handle"], 7);
     assert_eq!(n["private_dns"], "strict");
     assert_eq!(n["transport"], "wifi");
-    assert_eq!((n["vpn"].as_bool(), n["proxy"].as_bool()), (Some(false), Some(false)));
+    assert_eq!(
+        (n["vpn"].as_bool(), n["proxy"].as_bool()),
+        (Some(false), Some(false))
+    );
     assert_eq!(n["httpdns_bypass"], "strict_private_dns");
     kit.on_network_changed(validated(7));
     let n = network(&kit);
-    assert_eq!((n["private_dns"].as_str(), n["transport"].is_null()), (Some("off"), true));
+    assert_eq!(
+        (n["private_dns"].as_str(), n["transport"].is_null()),
+        (Some("off"), true)
+    );
     assert!(n["httpdns_bypass"].is_null());
 }
