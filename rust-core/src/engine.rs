@@ -596,7 +596,8 @@ impl LineKit {
         out
     }
 
-    /// The engine's state as JSON: `{"version":N,"downgrade":b,"source":..,"pools":{..},
+    /// The engine's state as JSON: `{"version":N,"downgrade":b,"source":..,"network":{handle,
+    /// validated,vpn,private_dns,proxy,transport,httpdns_bypass},"pools":{..},
     /// "httpdns":{"records":[{host,addresses,provider,ttl_s,refresh_in_ms,expires_in_ms}],
     /// "providers":[{id,backoff_ms}]}}` (no payloads).
     pub fn state_json(&self) -> String {
@@ -604,10 +605,7 @@ impl LineKit {
             "version": self.config().version,
             "downgrade": self.downgrade(),
             "source": self.inner.source.as_str(),
-            "network": {
-                "handle": self.network().handle,
-                "validated": self.network().validated,
-            },
+            "network": network_json(&self.network()),
             "pools": self.pools(),
             "httpdns": {
                 "records": self.dns_records(),
@@ -684,6 +682,20 @@ impl Inner {
             }
         }
     }
+}
+
+/// The `network` object of [`LineKit::state_json`]: what the platform last reported and
+/// why HTTPDNS is bypassed on it (`null` when it is used).
+fn network_json(network: &NetworkState) -> serde_json::Value {
+    serde_json::json!({
+        "handle": network.handle,
+        "validated": network.validated,
+        "vpn": network.vpn,
+        "private_dns": network.private_dns.as_str(),
+        "proxy": network.proxy,
+        "transport": network.transport,
+        "httpdns_bypass": crate::net::HttpDnsBypass::reason(network).map(|b| b.as_str()),
+    })
 }
 
 /// Cache settings from the `httpdns` section (invalid host patterns are logged, by count).

@@ -23,7 +23,8 @@ import java.net.UnknownHostException
  */
 class LineKitDns @JvmOverloads constructor(
     private val lineKit: LineKit,
-    private val delegate: Dns = Dns.SYSTEM,
+    /** The resolver used when the core has no HTTPDNS answer (`system`). */
+    val delegate: Dns = Dns.SYSTEM,
 ) : Dns {
     /**
      * The addresses for [hostname].
