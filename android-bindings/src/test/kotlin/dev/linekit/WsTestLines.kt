@@ -58,6 +58,7 @@ class WsLineServer(val name: String, @Volatile var mode: WsMode = WsMode.UPGRADE
                         val commands = LinkedBlockingQueue<String>()
                         val out = socket.sink.buffer()
                         held.add(commands)
+                        heldArrivals.release()
                         while (true) {
                             val text = commands.poll(10, TimeUnit.SECONDS) ?: break
                             if (text == DROP) break
@@ -78,14 +79,21 @@ class WsLineServer(val name: String, @Volatile var mode: WsMode = WsMode.UPGRADE
     /** Command queues of the connections held open by [WsMode.HOLD], oldest first. */
     private val held = LinkedBlockingQueue<LinkedBlockingQueue<String>>()
 
+    /** One permit per connection in [held]: the client may see `onOpen` before the server
+     * thread has registered the connection, so callers wait for it here. */
+    private val heldArrivals = java.util.concurrent.Semaphore(0)
+
     /** Sends [text] on the oldest held connection (keeps holding it). */
     fun sendHeld(text: String) {
+        check(heldArrivals.tryAcquire(5, TimeUnit.SECONDS)) { "$name: no held connection" }
+        heldArrivals.release()
         checkNotNull(held.peek()) { "$name: no held connection" }.add(text)
     }
 
     /** Drops the oldest held connection without a close frame. */
     fun dropHeld() {
-        checkNotNull(held.poll(5, TimeUnit.SECONDS)) { "$name: no held connection" }.add(DROP)
+        check(heldArrivals.tryAcquire(5, TimeUnit.SECONDS)) { "$name: no held connection" }
+        checkNotNull(held.poll()) { "$name: no held connection" }.add(DROP)
     }
 
     /** A hand-made 101 answer whose connection [handler] then owns (to drop it without a close frame). */
