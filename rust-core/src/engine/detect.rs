@@ -163,8 +163,9 @@ impl Inner {
         }
     }
 
-    /// Every `revive_interval_ms`, business lines with an open or half-open line get a
-    /// detect (subject to the usual rules), so a recovered line can come back.
+    /// Every `revive_interval_ms`, business lines with an open, half-open or faulted line
+    /// (its last outcome was a line fault) get a detect (subject to the usual rules), so a
+    /// recovered line can come back.
     pub(super) fn schedule_revive(self: &Arc<Self>) {
         let interval = self
             .state
@@ -189,6 +190,7 @@ impl Inner {
                             b.pool(*p).is_some_and(|pool| {
                                 pool.lock().lines().iter().any(|l| {
                                     l.breaker.state(now) != crate::line::BreakerState::Closed
+                                        || l.consecutive_faults > 0
                                 })
                             })
                         })
