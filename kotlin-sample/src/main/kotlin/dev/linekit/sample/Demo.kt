@@ -95,7 +95,7 @@ fun main() {
                        "open_cooldown_ms":1000,"revive_interval_ms":1000,"detect_cooldown_ms":1000,
                        "detect_jitter_ms":200,"probe_budget_per_min":120},
          "biz_lines":{"spot":{"match":["api.example.test"],
-           "http":[${lines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}"}""" }}],
+           "http":[${lines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}","weight":${if (it === primary) 200 else 100}}""" }}],
            "ws":[${wsLines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}"}""" }}]}}}
     """.trimIndent()
 
