@@ -6,17 +6,22 @@
 //!
 //! Layout (one idea per module):
 //! - [`config`]: the JSON model, validation with field paths, the source chain and sealing.
-//! - [`line`]: lines, sliding-window stats, ranking, switch guard, breaker, router, convergence.
-//! - [`dns`]: HTTPDNS records, snapshot cache, provider parsers, address policy, quarantine.
+//! - [`mod@line`]: lines, sliding-window stats, ranking, switch guard, breaker, router,
+//!   convergence, WebSocket quality.
+//! - [`dns`]: HTTPDNS records, snapshot cache, provider parsers, address policy,
+//!   quarantine, refresh bookkeeping.
 //! - [`net`]: network identity/generation and the HTTPDNS bypass policy.
-//! - [`store`]: atomic writes and bounded reads for everything kept on disk.
+//! - [`detect`]: the probe scheduler (triggers, single-flight, cooldown, jitter, budget).
+//! - [`store`]: atomic, checksummed files for everything kept on disk.
 //! - [`trace`]: reason codes, trace events, redaction and sampling.
+//! - [`runtime`]: the timer queue on the injectable clock that runs background work.
+//! - [`transport`]: the callback-based `Transport` for probes and HTTPDNS queries.
 //! - [`engine`]: the `LineKit` facade owning all of the above.
-
+//! - [`replay`]: drives the real engine from a JSON scenario in virtual time.
 //!
 //! The core talks to the world through small traits only: [`clock::Clock`],
-//! [`trace::TraceSink`] (and later a transport and a storage directory), so every rule is
-//! testable in virtual time.
+//! [`trace::TraceSink`], [`transport::Transport`] and a storage directory, so every rule
+//! is testable in virtual time.
 #![deny(missing_docs)]
 
 #[cfg(feature = "cli")]

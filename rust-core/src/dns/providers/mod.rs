@@ -12,7 +12,7 @@
 //!
 //! A TTL of 0 means "the provider stated none"; the cache clamps it to `min_ttl_s`.
 //!
-//! The RFC 8484 wire parser ([`doh_wire`], hickory-proto) is behind the `doh-wire` cargo
+//! The RFC 8484 wire parser (`doh_wire`, hickory-proto) is behind the `doh-wire` cargo
 //! feature (enabled by `cli`) because of its binary size; without it `doh-wire` answers
 //! are [`ProviderError::Unsupported`].
 //!
