@@ -66,7 +66,6 @@ bench_all() {
   rm -rf "$raw"
   mkdir -p "$raw"
   bindings
-  install_library
   echo "== footprint: stripped liblinekit.so (release, host), with and without doh-wire"
   local so_tmp
   so_tmp=$(mktemp -d)
@@ -88,12 +87,14 @@ bench_all() {
   cargo bench -p linekit-core --bench tail 2>/dev/null | tee "$raw/tail.json"
   cargo bench -p linekit-core --bench footprint 2>/dev/null | tee "$raw/footprint.json"
 
+  # The local Maven repository may be shared with other checkouts: install right before
+  # resolving, and put this checkout's compiled library first on the classpath.
+  install_library
   local cp
-  cp=$(module_classpath android-bindings/bench/pom.xml)
+  cp="$ROOT/android-bindings/target/classes:$(module_classpath android-bindings/bench/pom.xml)"
   # LineKitDns ships with the Kotlin Dns work; measure its lookup only when it is there.
   local benches="HotPathBench|InterceptorOverheadBench"
-  if unzip -l "$(ls ~/.m2/repository/dev/linekit/linekit-android/0.1.0-SNAPSHOT/linekit-android-0.1.0-SNAPSHOT.jar)" 2>/dev/null \
-      | grep -q 'dev/linekit/LineKitDns.class'; then
+  if [ -f "$ROOT/android-bindings/target/classes/dev/linekit/LineKitDns.class" ]; then
     benches="$benches|LineKitDnsBench"
   else
     echo "build.sh bench: dev.linekit.LineKitDns is not in the library: the JVM lookup is not measured" >&2
