@@ -38,7 +38,10 @@ jvm_tests() {
   need mvn
   echo "== mvn verify (Kotlin library + OkHttp/MockWebServer tests through liblinekit.so)"
   # Not -q: Surefire's "Tests run: N, Failures: 0" summary should show in CI logs.
-  mvn -B -ntp -f android-bindings/pom.xml verify -Dlinekit.native.dir="$NATIVE_DIR"
+  # install (= verify + copy to ~/.m2): the Robolectric module below depends on the jar.
+  mvn -B -ntp -f android-bindings/pom.xml install -Dlinekit.native.dir="$NATIVE_DIR"
+  echo "== mvn verify (Android-only Kotlin vs the android-all framework jar, Robolectric tests)"
+  mvn -B -ntp -f android-bindings/android-tests/pom.xml verify -Dlinekit.native.dir="$NATIVE_DIR"
 }
 
 # Installs dev.linekit:linekit-android into the local Maven repository for the demo/bench.
@@ -142,8 +145,7 @@ case "$cmd" in
     java $(jvm_native_flags) -cp "$cp" dev.linekit.sample.DemoKt
     ;;
   android)
-    echo "build.sh android: needs the Android SDK, NDK r28+ and cargo-ndk (see README); not available here" >&2
-    exit 1
+    exec scripts/android-build.sh
     ;;
   *)
     echo "usage: ./build.sh test|demo|bench|android|bindings" >&2

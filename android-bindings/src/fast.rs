@@ -21,7 +21,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 /// Why a fast call failed (turned into a Java exception).
-enum Failure {
+pub(crate) enum Failure {
     /// The JNI layer failed (an exception may already be pending).
     Jni(jni::errors::Error),
     /// Bad argument from the caller.
@@ -105,7 +105,7 @@ pub unsafe fn release_handle(handle: jlong) {
 ///
 /// # Safety
 /// `handle` must be live (not yet released) for the duration of the borrow.
-unsafe fn engine<'a>(handle: jlong) -> Result<&'a LineKit, Failure> {
+pub(crate) unsafe fn engine<'a>(handle: jlong) -> Result<&'a LineKit, Failure> {
     if handle == 0 {
         return Err(Failure::Argument("linekit: null native handle"));
     }
@@ -113,7 +113,7 @@ unsafe fn engine<'a>(handle: jlong) -> Result<&'a LineKit, Failure> {
 }
 
 /// Reads a Java string; `None` for a Java null.
-fn read<'l, 'o: 'r, 'r>(
+pub(crate) fn read<'l, 'o: 'r, 'r>(
     env: &JNIEnv<'l>,
     s: &'r JString<'o>,
 ) -> Result<Option<jni::strings::JavaStr<'l, 'o, 'r>>, Failure> {
@@ -124,12 +124,12 @@ fn read<'l, 'o: 'r, 'r>(
     Ok(Some(unsafe { env.get_string_unchecked(s) }?))
 }
 
-fn text<'a>(s: &'a Option<jni::strings::JavaStr<'_, '_, '_>>) -> Option<Cow<'a, str>> {
+pub(crate) fn text<'a>(s: &'a Option<jni::strings::JavaStr<'_, '_, '_>>) -> Option<Cow<'a, str>> {
     s.as_ref().map(|j| Cow::from(&**j))
 }
 
 /// Runs `f`, turning failures and panics into a pending Java exception plus `default`.
-fn guarded<'l, R>(
+pub(crate) fn guarded<'l, R>(
     env: &mut JNIEnv<'l>,
     default: R,
     f: impl FnOnce(&mut JNIEnv<'l>) -> Result<R, Failure>,

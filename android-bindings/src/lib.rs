@@ -3,7 +3,7 @@
 //! Two doors lead into the same [`linekit_core::engine::LineKit`]:
 //!
 //! - **UniFFI (control plane)** — [`NativeLineKit`] and its records ([`RouteRequest`],
-//!   [`RouteDecision`], [`AttemptReport`], [`ConfigUpdate`], [`NetworkInfo`]) plus the
+//!   [`RouteDecision`], [`AttemptReport`], [`ConfigUpdate`], [`NetworkInfo`], [`WsEvent`]) plus the
 //!   foreign [`TraceSink`] callback. Generated Kotlin lives in package `dev.linekit.ffi`
 //!   (see `uniffi.toml`); it is produced by the build in library mode and never committed.
 //!   UniFFI catches panics on its own calls and turns them into exceptions.
@@ -14,16 +14,27 @@
 //!   `Arc` released exactly once by `release`), catch every panic and rethrow it as a
 //!   Java exception.
 //!
+//! - **Transport** — [`HttpTransport`] is the foreign callback the core uses for probes
+//!   and HTTPDNS queries (Kotlin's `OkHttpTransport`); results come back through the
+//!   [`TransportCompletion`] object, so no runtime thread blocks on the network.
+//! - **DNS** — [`NativeLineKit::lookup`] and the connect results through UniFFI, and the
+//!   same calls through JNI in [`fast_dns`] for `LineKitDns` (one per new connection).
+//!
 //! On Android the first engine built initialises `android_logger` (tag `Linekit`).
 
 uniffi::setup_scaffolding!();
 
+mod dns;
 mod error;
 pub mod fast;
+pub mod fast_dns;
 mod native;
 mod records;
 mod sink;
+mod transport;
+mod ws;
 
+pub use dns::{pack_lookup, ConnectFailure, DnsSource, LookupResult};
 pub use error::LineKitError;
 pub use native::NativeLineKit;
 pub use records::{
@@ -31,5 +42,10 @@ pub use records::{
     RouteRequest,
 };
 pub use sink::TraceSink;
+pub use transport::{
+    HttpHeader, HttpTransport, TransportCompletion, TransportFailure, TransportKind,
+    TransportOutcome, TransportRequest,
+};
+pub use ws::{WsCloseCause, WsEvent};
 
 pub use linekit_core;

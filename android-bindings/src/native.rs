@@ -9,6 +9,7 @@
 use crate::error::LineKitError;
 use crate::records::{AttemptReport, ConfigUpdate, NetworkInfo, RouteDecision, RouteRequest};
 use crate::sink::{ForeignSink, TraceSink};
+use crate::transport::{ForeignTransport, HttpTransport};
 use arc_swap::ArcSwapOption;
 use linekit_core::engine::{self as core, LineKit, LineKitBuilder};
 use std::sync::Arc;
@@ -20,7 +21,7 @@ pub struct NativeLineKit {
 }
 
 impl NativeLineKit {
-    fn engine(&self) -> Result<Arc<LineKit>, LineKitError> {
+    pub(crate) fn engine(&self) -> Result<Arc<LineKit>, LineKitError> {
         self.engine.load_full().ok_or_else(LineKitError::closed)
     }
 
@@ -35,7 +36,8 @@ impl NativeLineKit {
 #[uniffi::export]
 impl NativeLineKit {
     /// Builds an engine from a plain JSON config and/or a sealed config (base64 text and
-    /// its 32-byte key), with an optional storage directory and trace sink.
+    /// its 32-byte key), with an optional storage directory, trace sink and transport
+    /// (without a transport the engine never probes nor queries HTTPDNS).
     #[uniffi::constructor]
     pub fn new(
         config_json: Option<String>,
@@ -43,6 +45,7 @@ impl NativeLineKit {
         sealed_key: Option<Vec<u8>>,
         storage_dir: Option<String>,
         trace_sink: Option<Box<dyn TraceSink>>,
+        transport: Option<Box<dyn HttpTransport>>,
     ) -> Result<Arc<Self>, LineKitError> {
         init_logging();
         let mut b = LineKitBuilder::new();
@@ -64,13 +67,16 @@ impl NativeLineKit {
         if let Some(sink) = trace_sink {
             b = b.trace_sink(Arc::new(ForeignSink(sink)));
         }
+        if let Some(transport) = transport {
+            b = b.transport(Arc::new(ForeignTransport(transport)));
+        }
         Ok(Arc::new(NativeLineKit::from_engine(b.build()?)))
     }
 
     /// Builds an engine from a plain JSON config.
     #[uniffi::constructor]
     pub fn from_json(config_json: String) -> Result<Arc<Self>, LineKitError> {
-        NativeLineKit::new(Some(config_json), None, None, None, None)
+        NativeLineKit::new(Some(config_json), None, None, None, None, None)
     }
 
     /// Routes one request.
@@ -208,7 +214,7 @@ mod tests {
             serde_json::from_str(&kit.state().expect("open")).expect("json");
         assert_ne!(state["source"], "remote", "{state}");
         assert!(matches!(
-            NativeLineKit::new(None, Some("abc".into()), None, None, None),
+            NativeLineKit::new(None, Some("abc".into()), None, None, None, None),
             Err(LineKitError::InvalidArgument(_))
         ));
     }

@@ -20,22 +20,21 @@
 //! [`LineKit::on_network_changed`]); [`LineKit::lookup`] reads it without blocking and
 //! queues refreshes, which the runtime performs through the transport (module `httpdns`).
 
-use crate::clock::{Clock, SystemClock};
-use crate::config::source::{check_update, resolve, ConfigSource, ConfigSources, LastGoodStore};
+use crate::clock::Clock;
+use crate::config::source::{check_update, ConfigSource, LastGoodStore};
 use crate::config::validate::parse_config;
 use crate::config::Config;
-use crate::detect::{DetectScheduler, Plan, Trigger};
+use crate::detect::{DetectScheduler, Trigger};
 use crate::dns::refresh::{BackoffPolicy, Refresher};
 use crate::dns::{ConnectError, DnsCache, DnsSettings, Lookup};
 use crate::line::headers;
 use crate::line::pool::PoolSnapshot;
 use crate::line::{Outcome, Protocol, WsEvent};
 use crate::net::{NetworkMonitor, NetworkState};
-use crate::runtime::{Runtime, TimerId};
-use crate::trace::event::NoopSink;
+use crate::runtime::Runtime;
 use crate::trace::redact::host_group;
 use crate::trace::{Reason, Sampler, TraceEvent, TraceKind, TraceSink};
-use crate::transport::{Completion, RequestKind, Transport, TransportRequest, TransportResult};
+use crate::transport::Transport;
 use crate::{Error, Result};
 use arc_swap::ArcSwap;
 use parking_lot::{Mutex, RwLock};
@@ -43,12 +42,17 @@ use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 pub use crate::line::router::{RouteDecision, RouteRequest, Topology};
+pub use builder::LineKitBuilder;
 pub use httpdns::DnsRecordState;
 
+mod builder;
+mod detect;
 mod httpdns;
+mod requests;
+use requests::InFlight;
 
 mod persist;
 pub use persist::FLUSH_DELAY_MS;
@@ -113,26 +117,6 @@ pub struct ConfigUpdate {
 struct State {
     topology: Topology,
     sampler: Sampler,
-}
-
-/// A request the engine started and is waiting for.
-#[derive(Debug)]
-enum Pending {
-    /// A detect probe of one line.
-    Probe {
-        biz: Arc<str>,
-        protocol: Protocol,
-        line: Arc<str>,
-        started_at: u64,
-    },
-    /// An HTTPDNS query for some hosts on one network.
-    HttpDns(httpdns::DnsQuery),
-}
-
-#[derive(Debug)]
-struct InFlight {
-    pending: Pending,
-    deadline: Option<TimerId>,
 }
 
 /// How the engine's background runtime runs.
@@ -612,7 +596,8 @@ impl LineKit {
         out
     }
 
-    /// The engine's state as JSON: `{"version":N,"downgrade":b,"source":..,"pools":{..},
+    /// The engine's state as JSON: `{"version":N,"downgrade":b,"source":..,"network":{handle,
+    /// validated,vpn,private_dns,proxy,transport,httpdns_bypass},"pools":{..},
     /// "httpdns":{"records":[{host,addresses,provider,ttl_s,refresh_in_ms,expires_in_ms}],
     /// "providers":[{id,backoff_ms}]}}` (no payloads).
     pub fn state_json(&self) -> String {
@@ -620,10 +605,7 @@ impl LineKit {
             "version": self.config().version,
             "downgrade": self.downgrade(),
             "source": self.inner.source.as_str(),
-            "network": {
-                "handle": self.network().handle,
-                "validated": self.network().validated,
-            },
+            "network": network_json(&self.network()),
             "pools": self.pools(),
             "httpdns": {
                 "records": self.dns_records(),
@@ -700,261 +682,20 @@ impl Inner {
             }
         }
     }
+}
 
-    /// Feeds a trigger to the detect scheduler; schedules the detect when it says so.
-    fn trigger(self: &Arc<Self>, biz: &Arc<str>, trigger: Trigger) -> bool {
-        if self.transport.is_none() || !self.is_open() {
-            return false;
-        }
-        let now = self.clock.now_ms();
-        let plan = self.detect.lock().request(biz, trigger, now);
-        match plan {
-            Plan::StartAt { at, token } => {
-                let weak = Arc::downgrade(self);
-                let name = biz.clone();
-                let scheduled = self.runtime.schedule_at(
-                    at,
-                    Box::new(move || {
-                        if let Some(inner) = weak.upgrade() {
-                            inner.run_detect(&name, token, trigger);
-                        }
-                    }),
-                );
-                if scheduled.is_none() {
-                    self.detect.lock().abandon(biz);
-                }
-                scheduled.is_some()
-            }
-            Plan::InFlight | Plan::CoolingDown { .. } => false,
-        }
-    }
-
-    /// Probes the lines of `biz` that admit a probe (closed, or half-open as their single
-    /// trial), as many as the budget grants, the sticky line first.
-    fn run_detect(self: &Arc<Self>, biz: &Arc<str>, token: u64, trigger: Trigger) {
-        let now = self.clock.now_ms();
-        let state = self.state.load();
-        let Some(entry) = state.topology.biz_entry(biz) else {
-            self.detect.lock().abandon(biz);
-            return;
-        };
-        let mut candidates: Vec<(Protocol, usize)> = Vec::new();
-        for protocol in [Protocol::Http, Protocol::Ws] {
-            if let Some(pool) = entry.pool(protocol) {
-                let pool = pool.lock();
-                let current = pool.current();
-                let mut order: Vec<usize> = (0..pool.lines().len())
-                    .filter(|&i| !pool.lines()[i].breaker.is_open(now))
-                    .collect();
-                order.sort_by_key(|&i| (i != current, i));
-                candidates.extend(order.into_iter().map(|i| (protocol, i)));
-            }
-        }
-        let Some(granted) = self
-            .detect
-            .lock()
-            .begin(biz, token, candidates.len() as u32, now)
-        else {
-            return; // rescheduled earlier, or abandoned
-        };
-        let granted = granted as usize;
-        if granted < candidates.len() {
-            log::info!(
-                "linekit: detect of {biz} ({trigger}) limited by the probe budget: {granted} of {}",
-                candidates.len()
-            );
-        }
-        let config = &state.topology.config;
-        let biz_config = config.biz_lines.get(&**biz);
-        let (path, method) = biz_config
-            .map(|b| (b.detect_path.as_str(), b.detect_method.as_str()))
-            .unwrap_or(("/line/ping", "HEAD"));
-        let mut unused = 0;
-        for &(protocol, index) in candidates.iter().take(granted) {
-            let Some(pool) = entry.pool(protocol) else {
-                continue;
-            };
-            let (line, url) = {
-                let mut pool = pool.lock();
-                if pool.try_admit(now, index) == crate::line::Admission::Rejected {
-                    unused += 1;
-                    continue;
-                }
-                let line = &pool.lines()[index];
-                (line.id.clone(), probe_url(&line.endpoint, path))
-            };
-            self.start_request(
-                RequestKind::Probe,
-                method,
-                url,
-                Vec::new(),
-                config.thresholds.timeout_ms,
-                Pending::Probe {
-                    biz: biz.clone(),
-                    protocol,
-                    line,
-                    started_at: now,
-                },
-            );
-        }
-        if unused > 0 {
-            self.detect.lock().unused(biz, unused);
-        }
-    }
-
-    /// Starts one request through the transport with its own deadline timer.
-    fn start_request(
-        self: &Arc<Self>,
-        kind: RequestKind,
-        method: &str,
-        url: String,
-        headers: Vec<(String, String)>,
-        timeout_ms: u64,
-        pending: Pending,
-    ) {
-        let Some(transport) = self.transport.clone() else {
-            return;
-        };
-        let id = self.next_request_id.fetch_add(1, Ordering::Relaxed);
-        let weak = Arc::downgrade(self);
-        let deadline = self.runtime.schedule_in(
-            timeout_ms,
-            Box::new(move || {
-                if let Some(inner) = weak.upgrade() {
-                    if let Some(t) = &inner.transport {
-                        t.cancel(id);
-                    }
-                    inner.finish(
-                        id,
-                        TransportResult::Failed(crate::transport::TransportError::Timeout),
-                    );
-                }
-            }),
-        );
-        self.inflight
-            .lock()
-            .insert(id, InFlight { pending, deadline });
-        let weak: Weak<Inner> = Arc::downgrade(self);
-        transport.start(
-            TransportRequest {
-                id,
-                kind,
-                method: method.to_string(),
-                url,
-                headers,
-                timeout_ms,
-            },
-            Completion::new(move |result| {
-                if let Some(inner) = weak.upgrade() {
-                    inner.finish(id, result);
-                }
-            }),
-        );
-    }
-
-    /// A request finished (answer, error or deadline): applies its result once.
-    fn finish(self: &Arc<Self>, id: u64, result: TransportResult) {
-        let open = self.open.read();
-        if !*open {
-            return;
-        }
-        let Some(flight) = self.inflight.lock().remove(&id) else {
-            return;
-        };
-        if let Some(timer) = flight.deadline {
-            self.runtime.cancel(timer);
-        }
-        let now = self.clock.now_ms();
-        match flight.pending {
-            Pending::Probe {
-                biz,
-                protocol,
-                line,
-                started_at,
-            } => {
-                let (outcome, status) = match &result {
-                    TransportResult::Response { status, .. } => {
-                        (Outcome::from_status(*status), Some(*status))
-                    }
-                    // A probe that gets no answer in time says the line is unreachable,
-                    // not merely slow to stream a body: count it as a connect timeout.
-                    TransportResult::Failed(crate::transport::TransportError::Timeout) => {
-                        (Outcome::ConnectTimeout, None)
-                    }
-                    TransportResult::Failed(e) => (e.outcome(), None),
-                };
-                let cost = now.saturating_sub(started_at);
-                let state = self.state.load();
-                if let Some(pool) = state
-                    .topology
-                    .biz_entry(&biz)
-                    .and_then(|b| b.pool(protocol))
-                {
-                    let mut pool = pool.lock();
-                    if let Some(index) = pool.index_of(&line) {
-                        pool.record(now, index, outcome, status, cost);
-                    }
-                    drop(pool);
-                    self.mark_dirty();
-                }
-                self.detect.lock().probe_finished(&biz);
-                if state.sampler.sample() {
-                    self.sink.emit(&TraceEvent {
-                        kind: Some(TraceKind::Probe),
-                        at_ms: now,
-                        biz: Some(biz.to_string()),
-                        protocol: Some(protocol.as_str()),
-                        line: Some(line.to_string()),
-                        outcome: Some(outcome.as_str()),
-                        status,
-                        total_ms: Some(cost),
-                        ..TraceEvent::default()
-                    });
-                }
-            }
-            Pending::HttpDns(query) => self.finish_httpdns(query, result),
-        }
-    }
-
-    /// Every `revive_interval_ms`, business lines with an open or half-open line get a
-    /// detect (subject to the usual rules), so a recovered line can come back.
-    fn schedule_revive(self: &Arc<Self>) {
-        let interval = self
-            .state
-            .load()
-            .topology
-            .config
-            .thresholds
-            .revive_interval_ms;
-        let weak = Arc::downgrade(self);
-        self.runtime.schedule_in(
-            interval,
-            Box::new(move || {
-                let Some(inner) = weak.upgrade() else { return };
-                let now = inner.clock.now_ms();
-                let state = inner.state.load();
-                let needing: Vec<Arc<str>> = state
-                    .topology
-                    .biz
-                    .iter()
-                    .filter(|b| {
-                        [Protocol::Http, Protocol::Ws].iter().any(|p| {
-                            b.pool(*p).is_some_and(|pool| {
-                                pool.lock().lines().iter().any(|l| {
-                                    l.breaker.state(now) != crate::line::BreakerState::Closed
-                                })
-                            })
-                        })
-                    })
-                    .map(|b| b.name.clone())
-                    .collect();
-                for b in &needing {
-                    inner.trigger(b, Trigger::Revive);
-                }
-                Inner::schedule_revive(&inner);
-            }),
-        );
-    }
+/// The `network` object of [`LineKit::state_json`]: what the platform last reported and
+/// why HTTPDNS is bypassed on it (`null` when it is used).
+fn network_json(network: &NetworkState) -> serde_json::Value {
+    serde_json::json!({
+        "handle": network.handle,
+        "validated": network.validated,
+        "vpn": network.vpn,
+        "private_dns": network.private_dns.as_str(),
+        "proxy": network.proxy,
+        "transport": network.transport,
+        "httpdns_bypass": crate::net::HttpDnsBypass::reason(network).map(|b| b.as_str()),
+    })
 }
 
 /// Cache settings from the `httpdns` section (invalid host patterns are logged, by count).
@@ -967,18 +708,6 @@ fn dns_settings(config: &crate::config::model::HttpDnsConfig) -> DnsSettings {
         );
     }
     settings
-}
-
-/// The probe URL of a line: its own origin (never routed), HTTP family, plus the path.
-fn probe_url(endpoint: &crate::line::Endpoint, path: &str) -> String {
-    let scheme = if endpoint.scheme.is_cleartext() {
-        "http"
-    } else {
-        "https"
-    };
-    let origin: &str = &endpoint.origin;
-    let authority = origin.split_once("://").map_or(origin, |(_, a)| a);
-    format!("{scheme}://{authority}{path}")
 }
 
 fn route_event(req: &RouteRequest<'_>, d: &RouteDecision, now: u64, downgrade: bool) -> TraceEvent {
@@ -1014,119 +743,5 @@ fn report_event(r: &Report<'_>, biz: &str, line: &str, now: u64) -> TraceEvent {
         ttfb_ms: r.ttfb_ms,
         total_ms: Some(r.cost_ms),
         ..TraceEvent::default()
-    }
-}
-
-/// Builds a [`LineKit`] from the app's config sources (DESIGN 1.4): a remote config if
-/// the app has one, the last good remote config persisted in the storage directory, the
-/// sealed default shipped with the app, and a hard-coded fallback.
-#[derive(Default)]
-pub struct LineKitBuilder {
-    config_json: Option<String>,
-    sealed: Option<(String, Vec<u8>)>,
-    hard_coded: Option<Config>,
-    storage_dir: Option<PathBuf>,
-    clock: Option<Arc<dyn Clock>>,
-    sink: Option<Arc<dyn TraceSink>>,
-    seed: Option<u64>,
-    transport: Option<Arc<dyn Transport>>,
-    mode: RuntimeMode,
-}
-
-impl LineKitBuilder {
-    /// Starts an empty builder.
-    pub fn new() -> Self {
-        Self::default()
-    }
-    /// A config fetched from the server at start-up (highest precedence).
-    pub fn config_json(mut self, json: impl Into<String>) -> Self {
-        self.config_json = Some(json.into());
-        self
-    }
-    /// Sealed default config shipped with the app (base64 AES-256-GCM) and its 32-byte key.
-    pub fn sealed_config(mut self, sealed: impl Into<String>, key: impl Into<Vec<u8>>) -> Self {
-        self.sealed = Some((sealed.into(), key.into()));
-        self
-    }
-    /// The last-resort config (default: no business lines, every request keeps its URL).
-    pub fn hard_coded(mut self, config: Config) -> Self {
-        self.hard_coded = Some(config);
-        self
-    }
-    /// Directory for persisted state (last good remote config, line statistics, HTTPDNS
-    /// records). Without one nothing is persisted.
-    pub fn storage_dir(mut self, dir: impl Into<PathBuf>) -> Self {
-        self.storage_dir = Some(dir.into());
-        self
-    }
-    /// Clock (tests and replay inject a manual one).
-    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
-        self.clock = Some(clock);
-        self
-    }
-    /// Trace sink.
-    pub fn trace_sink(mut self, sink: Arc<dyn TraceSink>) -> Self {
-        self.sink = Some(sink);
-        self
-    }
-    /// Seed for jitter and the per-install gray bucket (random per process by default).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = Some(seed);
-        self
-    }
-
-    /// The transport for probes and HTTPDNS queries (none: the engine never probes).
-    pub fn transport(mut self, transport: Arc<dyn Transport>) -> Self {
-        self.transport = Some(transport);
-        self
-    }
-    /// How background work runs (threaded by default).
-    pub fn runtime_mode(mut self, mode: RuntimeMode) -> Self {
-        self.mode = mode;
-        self
-    }
-
-    /// Builds the engine. It never fails for a bad config source: each bad level is
-    /// logged and skipped, down to the hard-coded config.
-    pub fn build(self) -> Result<LineKit> {
-        // An unusable storage directory costs persistence, never the engine.
-        let storage_dir = self
-            .storage_dir
-            .filter(|dir| match std::fs::create_dir_all(dir) {
-                Ok(()) => true,
-                Err(e) => {
-                    log::warn!("linekit: storage dir unusable, nothing is persisted: {e}");
-                    false
-                }
-            });
-        let last_good = storage_dir.as_ref().map(LastGoodStore::new);
-        let persisted = last_good.as_ref().and_then(|s| match s.load() {
-            Ok(text) => text,
-            Err(e) => {
-                log::warn!("linekit: ignoring the persisted config: {e}");
-                None
-            }
-        });
-        let sources = ConfigSources {
-            remote: self.config_json,
-            last_good: persisted,
-            sealed: self.sealed,
-            hard_coded: self.hard_coded.unwrap_or_default(),
-        };
-        let resolved = resolve(&sources);
-        for (source, err) in &resolved.skipped {
-            log::warn!("linekit: config source {} skipped: {err}", source.as_str());
-        }
-        LineKit::assemble(Parts {
-            config: resolved.config,
-            source: resolved.source,
-            clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock::new())),
-            sink: self.sink.unwrap_or_else(|| Arc::new(NoopSink)),
-            seed: self.seed.unwrap_or_else(|| fastrand::u64(..)),
-            last_good,
-            storage_dir,
-            transport: self.transport,
-            mode: self.mode,
-        })
     }
 }

@@ -369,3 +369,35 @@ fn doh_wire_is_accepted_with_the_feature() {
     let wire = r#"{"id": "w", "format": "doh-wire", "url": "https://dns.example/dns-query"}"#;
     assert!(linekit_core::config::validate::parse_config(&config(wire, "")).is_ok());
 }
+
+#[test]
+fn state_shows_the_reported_network_and_why_httpdns_is_bypassed() {
+    let (kit, _transport, _clock) = engine(&config(ALI, ""));
+    let network = |kit: &LineKit| -> serde_json::Value {
+        serde_json::from_str::<serde_json::Value>(&kit.state_json()).unwrap()["network"].clone()
+    };
+    assert_eq!(network(&kit)["httpdns_bypass"], "no_network");
+    kit.on_network_changed(NetworkState {
+        handle: 7,
+        validated: true,
+        private_dns: linekit_core::net::PrivateDnsMode::Strict,
+        transport: Some("wifi".into()),
+        ..NetworkState::default()
+    });
+    let n = network(&kit);
+    assert_eq!(n["handle"], 7);
+    assert_eq!(n["private_dns"], "strict");
+    assert_eq!(n["transport"], "wifi");
+    assert_eq!(
+        (n["vpn"].as_bool(), n["proxy"].as_bool()),
+        (Some(false), Some(false))
+    );
+    assert_eq!(n["httpdns_bypass"], "strict_private_dns");
+    kit.on_network_changed(validated(7));
+    let n = network(&kit);
+    assert_eq!(
+        (n["private_dns"].as_str(), n["transport"].is_null()),
+        (Some("off"), true)
+    );
+    assert!(n["httpdns_bypass"].is_null());
+}

@@ -126,3 +126,53 @@ fn close_under_load_is_prompt_and_final() {
     );
     assert!(sink.events.load(Ordering::SeqCst) > 0);
 }
+
+/// Answers `cancel` synchronously with a "cancelled" completion, as OkHttp can.
+#[derive(Default)]
+struct CancellingTransport {
+    waiting: Mutex<Vec<(u64, Completion)>>,
+}
+
+impl Transport for CancellingTransport {
+    fn start(&self, request: TransportRequest, done: Completion) {
+        self.waiting.lock().push((request.id, done));
+    }
+    fn cancel(&self, id: u64) {
+        let done = {
+            let mut w = self.waiting.lock();
+            w.iter().position(|(i, _)| *i == id).map(|p| w.remove(p).1)
+        };
+        if let Some(done) = done {
+            done.complete(TransportResult::Failed(
+                linekit_core::transport::TransportError::Cancelled,
+            ));
+        }
+    }
+}
+
+#[test]
+fn a_deadline_counts_as_a_timeout_even_if_cancel_answers_first() {
+    let config = r#"{"version": 1,
+        "thresholds": {"startup_detect_delay_ms": 10, "detect_jitter_ms": 0, "timeout_ms": 1000},
+        "biz_lines": {"spot": {"http": [{"id": "a", "url": "https://a.example.com"}]}}}"#;
+    let clock = linekit_core::ManualClock::new(1, 0);
+    let kit = LineKit::builder()
+        .config_json(config)
+        .clock(Arc::new(clock.clone()))
+        .transport(Arc::new(CancellingTransport::default()))
+        .runtime_mode(linekit_core::engine::RuntimeMode::Manual)
+        .seed(1)
+        .build()
+        .unwrap();
+    clock.advance(10);
+    kit.run_due();
+    assert_eq!(kit.in_flight(), 1, "the start-up probe is in flight");
+    clock.advance(1_000);
+    kit.run_due();
+    let pools = serde_json::to_value(kit.pools()).unwrap();
+    assert_eq!(
+        pools["spot/http"][0]["failures"], 1,
+        "the hung probe failed: {pools}"
+    );
+    assert_eq!(pools["spot/http"][0]["last_error"], "connect_timeout");
+}

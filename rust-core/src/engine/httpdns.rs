@@ -25,7 +25,8 @@
 //! Logs name provider ids, counts and redacted host groups only: never URLs, host lists or
 //! payloads.
 
-use super::{Inner, Pending};
+use super::requests::Pending;
+use super::Inner;
 use crate::dns::policy::normalize_host;
 use crate::dns::providers::{HostAnswer, ProviderError as PE};
 use crate::dns::refresh::{build_query, Enqueue, Round, Stage};

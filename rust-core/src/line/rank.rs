@@ -4,7 +4,8 @@
 //! The key, compared field by field:
 //! 1. lines whose breaker does not admit (open, or half-open with a trial in flight) last;
 //! 2. lines whose most recent counted outcome was a line fault (`consecutive_faults > 0`)
-//!    after the others — a failed line is demoted at once, never removed;
+//!    still inside the window after the others — a failed line is demoted at once, never
+//!    removed, and the demotion ends when the fault leaves the window;
 //! 3. the [`Tier`]: untried lines first (so new lines get verified), then weighted success
 //!    rate ≥ 0.9, then 0.5–0.9, then below 0.5. A used line whose window is empty (its old
 //!    outcomes expired) counts as healthy, so a recovered line comes back;
@@ -99,7 +100,10 @@ fn key(lines: &[LineState], index: usize, now_ms: u64) -> RankKey {
     };
     RankKey {
         blocked: line.breaker.is_open(now_ms),
-        faulted: line.consecutive_faults > 0,
+        // A fault that has left the window no longer demotes the line: otherwise a line
+        // with one fault below the breaker threshold would never get traffic (or a
+        // success) again.
+        faulted: line.consecutive_faults > 0 && w.weighted_failures > 0.0,
         tier,
         inverse_weight,
         latency,

@@ -3,16 +3,28 @@ package dev.linekit
 import dev.linekit.ffi.NativeLineKit
 import dev.linekit.ffi.NetworkInfo
 import dev.linekit.ffi.PrivateDns
+import dev.linekit.ffi.HttpTransport
 import dev.linekit.ffi.TraceSink
+import dev.linekit.internal.JniResolver
 import dev.linekit.internal.JniRouter
 import dev.linekit.internal.NativeHandle
+import dev.linekit.internal.Resolver
 import dev.linekit.internal.Router
+import dev.linekit.internal.UniffiResolver
 import dev.linekit.internal.UniffiRouter
 import java.io.File
 import java.util.concurrent.atomic.AtomicBoolean
 
 /** Errors raised by the native engine (`InvalidConfig`, `Seal`, `Closed`, ...). */
 typealias LineKitException = dev.linekit.ffi.LineKitException
+
+/**
+ * What the engine calls to perform probes and HTTPDNS queries ([OkHttpTransport] by
+ * default): `start(request, completion)` must return at once and call
+ * `completion.complete(outcome)` exactly once, later, from any thread; `cancel(id)` is
+ * best effort. Implementations must catch their own exceptions.
+ */
+typealias LineKitTransport = dev.linekit.ffi.HttpTransport
 
 /**
  * One Linekit engine: owns the line pools of every business line and answers, for each
@@ -28,12 +40,16 @@ class LineKit private constructor(
     private val native: NativeLineKit,
     fastPath: Boolean,
     internal val attemptObserver: ((Attempt) -> Unit)?,
+    private val ownedTransport: AutoCloseable?,
 ) : AutoCloseable {
     private val handle: NativeHandle? = if (fastPath) NativeHandle(native.nativeHandle().toLong()) else null
     private val closed = AtomicBoolean(false)
 
     /** The per-request door into the engine (JNI or UniFFI). */
     internal val router: Router = if (handle != null) JniRouter(handle) else UniffiRouter(native)
+
+    /** The per-connection DNS door into the engine (JNI or UniFFI). */
+    internal val resolver: Resolver = if (handle != null) JniResolver(handle) else UniffiResolver(native)
 
     /** Whether per-request calls use the JNI fast path. */
     val usesFastPath: Boolean get() = handle != null
@@ -105,10 +121,63 @@ class LineKit private constructor(
             PrivateDnsMode.STRICT -> PrivateDns.STRICT
         }
         live { native.onNetworkChanged(NetworkInfo(handle.toULong(), validated, vpn, mode, proxy, transport)) }
+        wsSignals.networkChanged(handle)
     }
 
-    /** The engine's state as JSON: version, downgrade, config source, ranked pools, network. */
+    /** Network and background signals that explain WebSocket drops ([LineKitWebSocket]). */
+    internal val wsSignals = WsSignals()
+
+    /**
+     * Tells Linekit whether the app is in the background. A WebSocket that drops while
+     * the app is in the background (or went there since the socket last heard from its
+     * server) is not held against its line. On Android call it from a
+     * `ProcessLifecycleOwner` observer (`onStart` → `false`, `onStop` → `true`).
+     */
+    fun markBackground(inBackground: Boolean) {
+        wsSignals.markBackground(inBackground)
+    }
+
+    /** Reports a WebSocket lifecycle event on a `ws` line; a closed engine ignores it. */
+    internal fun reportWs(biz: String, line: String, event: dev.linekit.ffi.WsEvent) {
+        if (closed.get()) return
+        try {
+            native.reportWs(biz, line, event)
+        } catch (_: dev.linekit.ffi.LineKitException.Closed) {
+        } catch (_: IllegalStateException) {
+            // The generated object was destroyed by a concurrent close().
+        }
+    }
+
+    /** `thresholds.ws_stable_ms` in force (30 s once closed). */
+    internal fun wsStableMs(): Long = try {
+        if (closed.get()) DEFAULT_WS_STABLE_MS else native.wsStableMs().toLong()
+    } catch (_: dev.linekit.ffi.LineKitException.Closed) {
+        DEFAULT_WS_STABLE_MS
+    } catch (_: IllegalStateException) {
+        DEFAULT_WS_STABLE_MS
+    }
+
+    /**
+     * The engine's state as JSON: version, downgrade, config source, ranked pools, network,
+     * and `httpdns` (the current network's records with their addresses, provider, TTL and
+     * time to refresh/expiry; provider back-off).
+     */
     fun state(): String = live { native.state() }
+
+    /**
+     * Probes every line of business line [biz] now (HEAD `detect_path` on each line's
+     * fixed origin, through the transport, never through routing). Skips the cooldown but
+     * not the single-flight rule or the probe budget. Returns whether a detect was
+     * scheduled (false for an unknown business line or when the engine has no transport).
+     */
+    fun detect(biz: String): Boolean = live { native.detect(biz) }
+
+    /**
+     * A [LineKitDns] over this engine that falls back to [delegate] (the platform resolver
+     * by default) whenever the engine has no usable HTTPDNS answer.
+     */
+    @JvmOverloads
+    fun dns(delegate: okhttp3.Dns = okhttp3.Dns.SYSTEM): LineKitDns = LineKitDns(this, delegate)
 
     /** Runs a control-plane call; any call after [close] throws `LineKitException.Closed`. */
     private inline fun <R> live(block: () -> R): R {
@@ -121,16 +190,22 @@ class LineKit private constructor(
         }
     }
 
-    /** Stops the engine and frees it once no call is in flight. Idempotent. */
+    /**
+     * Stops the engine (timers, probes and HTTPDNS queries in flight are cancelled; the
+     * default transport's threads stop) and frees it once no call is in flight. Returns
+     * promptly. Idempotent.
+     */
     override fun close() {
         if (!closed.compareAndSet(false, true)) return
         handle?.close()
         native.shutdown()
+        ownedTransport?.close()
         native.close()
     }
 
     private companion object {
         const val CLOSED = "the LineKit engine is closed"
+        const val DEFAULT_WS_STABLE_MS = 30_000L
     }
 
     /** Android's Private DNS mode. */
@@ -159,6 +234,8 @@ class LineKit private constructor(
         private var traceSink: ((String) -> Unit)? = null
         private var fastPath: Boolean = true
         private var onAttempt: ((Attempt) -> Unit)? = null
+        private var transport: LineKitTransport? = null
+        private var defaultTransport: Boolean = true
 
         /** A plain JSON config. */
         fun configJson(json: String): Builder = apply { configJson = json }
@@ -190,6 +267,17 @@ class LineKit private constructor(
          */
         fun onAttempt(observer: (Attempt) -> Unit): Builder = apply { onAttempt = observer }
 
+        /**
+         * The transport for probes and HTTPDNS queries. By default the engine gets a new
+         * [OkHttpTransport] that it owns and closes with itself; a transport given here
+         * stays the caller's to close. `null` gives the engine no transport: it then never
+         * probes nor queries HTTPDNS (lookups always fall back to the system resolver).
+         */
+        fun transport(transport: LineKitTransport?): Builder = apply {
+            this.transport = transport
+            defaultTransport = false
+        }
+
         /** Builds the engine. @throws LineKitException on an unusable argument. */
         fun build(): LineKit {
             val sink = traceSink?.let { f ->
@@ -197,10 +285,19 @@ class LineKit private constructor(
                     override fun emit(eventJson: String) = f(eventJson)
                 }
             }
-            val native = NativeLineKit(configJson, sealed, sealedKey, storageDir?.absolutePath, sink)
-            return try {
-                LineKit(native, fastPath, onAttempt)
+            val owned = if (defaultTransport) OkHttpTransport() else null
+            val chosen: HttpTransport? = owned ?: transport
+            val native = try {
+                NativeLineKit(configJson, sealed, sealedKey, storageDir?.absolutePath, sink, chosen)
             } catch (t: Throwable) {
+                owned?.close()
+                throw t
+            }
+            return try {
+                LineKit(native, fastPath, onAttempt, owned)
+            } catch (t: Throwable) {
+                native.shutdown()
+                owned?.close()
                 native.close()
                 throw t
             }

@@ -1,5 +1,6 @@
 package dev.linekit
 
+import dev.linekit.internal.ConnectFailureKind
 import okhttp3.Call
 import okhttp3.Connection
 import okhttp3.EventListener
@@ -28,8 +29,13 @@ import javax.net.ssl.SSLException
  * listener through the call's tag (`call.tag(LineKitEventListener::class)`), set at
  * [callStart]. All events of a call arrive on the thread running the call's interceptor
  * chain, in order, so the fields need no locking.
+ *
+ * It also tells the engine how each connect to each address went (for the HTTPDNS
+ * quarantine): [connectEnd] → succeeded, [connectFailed] → failed with the kind mapped by
+ * [connectFailureOf]. Connects through a proxy are never reported (the address was never
+ * tried), nor are connects to IP literals.
  */
-class LineKitEventListener internal constructor() : EventListener() {
+class LineKitEventListener internal constructor(private val lineKit: LineKit? = null) : EventListener() {
     private var attemptStart = 0L
     private var dnsStart = 0L
     private var dnsNanos: Long? = null
@@ -68,6 +74,22 @@ class LineKitEventListener internal constructor() : EventListener() {
 
     override fun connectEnd(call: Call, inetSocketAddress: InetSocketAddress, proxy: Proxy, protocol: Protocol?) {
         if (connectStart != 0L) connectNanos = System.nanoTime() - connectStart
+        val kit = lineKit ?: return
+        val (host, ip) = direct(inetSocketAddress, proxy) ?: return
+        kit.resolver.connectSucceeded(host, ip)
+    }
+
+    override fun connectFailed(
+        call: Call,
+        inetSocketAddress: InetSocketAddress,
+        proxy: Proxy,
+        protocol: Protocol?,
+        ioe: IOException,
+    ) {
+        val kit = lineKit ?: return
+        val (host, ip) = direct(inetSocketAddress, proxy) ?: return
+        val kind = connectFailureOf(call.isCanceled(), ioe) ?: return
+        kit.resolver.connectFailed(host, ip, kind)
     }
 
     override fun connectionAcquired(call: Call, connection: Connection) {
@@ -111,13 +133,40 @@ class LineKitEventListener internal constructor() : EventListener() {
     /** The outcome of the current attempt failing with [e] (see [classify]). */
     internal fun classify(call: Call, e: IOException): AttemptOutcome = classify(call, e, connectionAcquired)
 
-    /** Creates one [LineKitEventListener] per call. */
-    class Factory : EventListener.Factory {
-        override fun create(call: Call): EventListener = LineKitEventListener()
+    /**
+     * Creates one [LineKitEventListener] per call. With [lineKit] the listeners also report
+     * per-address connect results to it.
+     */
+    class Factory @JvmOverloads constructor(private val lineKit: LineKit? = null) : EventListener.Factory {
+        override fun create(call: Call): EventListener = LineKitEventListener(lineKit)
     }
 
     /** Exception → outcome mapping. */
     companion object {
+        /** `(host, address)` of a direct connect to a named host, or null (proxy, IP literal). */
+        private fun direct(address: InetSocketAddress, proxy: Proxy): Pair<String, InetAddress>? {
+            if (proxy.type() != Proxy.Type.DIRECT) return null
+            val ip = address.address ?: return null
+            // hostString never does a reverse lookup: the name Dns put into the address.
+            val host = address.hostString
+            if (host.isNullOrEmpty() || host == ip.hostAddress) return null
+            return host to ip
+        }
+
+        /**
+         * How a failed connect counts for the quarantine: refused / timeout / no route
+         * (these quarantine the address), TLS, or a cancelled call's fast-fallback race
+         * (never quarantines). Null for anything else (not reported).
+         */
+        internal fun connectFailureOf(cancelled: Boolean, e: IOException): ConnectFailureKind? = when {
+            cancelled -> ConnectFailureKind.CANCELLED_RACE
+            e is ConnectException -> ConnectFailureKind.REFUSED
+            e is NoRouteToHostException -> ConnectFailureKind.NO_ROUTE
+            e is SocketTimeoutException -> ConnectFailureKind.TIMEOUT
+            e is SSLException -> ConnectFailureKind.TLS
+            else -> null
+        }
+
         /**
          * Maps a failed attempt to an outcome. [connected] says whether a connection was
          * acquired (it splits timeouts into connect vs read and resets into refused vs

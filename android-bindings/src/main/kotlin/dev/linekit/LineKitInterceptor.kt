@@ -22,6 +22,10 @@ import java.io.IOException
  * (GET, HEAD, OPTIONS, PUT, DELETE) or requests carrying `Idempotency-Key` or
  * `X-Transaction-Id`, never with a one-shot body, and never once the call is cancelled or
  * its call timeout fired.
+ *
+ * WebSocket upgrades (`Upgrade: websocket`, what `OkHttpClient.newWebSocket` sends) are
+ * routed on the business line's `ws` pool and sent once: never retried on another line
+ * here — reconnecting is the WebSocket listener's decision ([LineKitWebSocket]).
  */
 class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
     override fun intercept(chain: Interceptor.Chain): Response {
@@ -46,6 +50,7 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
         val base = if (hasPrivate) stripPrivate(original) else original
         val ws = original.header("Upgrade")?.equals("websocket", ignoreCase = true) == true
         val url = original.url.toString()
+        if (ws) return WsUpgrade.intercept(lineKit, chain, base, url, biz, keepOriginal, fixedHost)
         val router = lineKit.router
         val listener = call.tag(LineKitEventListener::class)
 
@@ -132,7 +137,7 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
             return b.build()
         }
 
-        private fun rewrite(base: Request, decision: RouteDecision, tag: RouteTag): Request {
+        internal fun rewrite(base: Request, decision: RouteDecision, tag: RouteTag): Request {
             val b = base.newBuilder().tag(RouteTag::class, tag)
             if (decision.url != base.url.toString()) {
                 httpUrlOf(decision.url)?.let { b.url(it) }

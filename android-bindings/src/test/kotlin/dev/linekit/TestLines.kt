@@ -42,12 +42,19 @@ class LineServer(val name: String) : AutoCloseable {
     /** Requests received, by status answered. */
     val served = java.util.concurrent.ConcurrentHashMap<Int, AtomicInteger>()
 
-    /** Requests this server received. */
+    /** Requests this server received (detect probes excluded). */
     val received = ConcurrentLinkedQueue<RecordedRequest>()
+
+    /** Detect probes (`HEAD /line/ping`) this server received; answered 200, counted nowhere else. */
+    val probes = ConcurrentLinkedQueue<RecordedRequest>()
 
     init {
         server.dispatcher = object : Dispatcher() {
             override fun dispatch(request: RecordedRequest): MockResponse {
+                if (request.method == "HEAD" && request.url.encodedPath == "/line/ping") {
+                    probes.add(request)
+                    return MockResponse.Builder().code(200).build()
+                }
                 AllRecorded.requests.add(request)
                 received.add(request)
                 val code = if (failRate > 0 && java.util.concurrent.ThreadLocalRandom.current().nextDouble() < failRate) 503 else status

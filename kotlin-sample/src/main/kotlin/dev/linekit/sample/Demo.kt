@@ -45,6 +45,11 @@ class DemoLine(val name: String) {
             exchange.requestBody.readAllBytes()
             val body = name.toByteArray()
             exchange.responseHeaders.add("X-Served-By", name)
+            if (exchange.requestMethod == "HEAD") {
+                exchange.sendResponseHeaders(status, -1) // probes: no body
+                exchange.close()
+                return@createContext
+            }
             exchange.sendResponseHeaders(status, body.size.toLong())
             exchange.responseBody.use { it.write(body) }
         }
@@ -69,17 +74,29 @@ class DemoLine(val name: String) {
 private fun percentile(sorted: LongArray, p: Double): Double =
     if (sorted.isEmpty()) 0.0 else sorted[((sorted.size - 1) * p).toInt()] / 1_000_000.0
 
-/** Runs the demo: ~24 s of GETs while the primary goes down, the serving backup answers 503, the primary comes back. */
+/**
+ * Runs the demo: ~26 s of GETs while the primary goes down, the serving backup answers 503,
+ * the primary comes back — and, through revive probes sent by the default
+ * `OkHttpTransport` (HEAD /line/ping on each line), traffic returns to it before the end.
+ * Short windows and cooldowns (`window_ms`, `open_cooldown_ms`,
+ * `revive_interval_ms`, `detect_cooldown_ms`, `switch_interval_ms`) keep the demo under
+ * half a minute.
+ */
 fun main() {
     // Small header and body writes would otherwise wait on delayed ACKs (~40 ms each).
     System.setProperty("sun.net.httpserver.nodelay", "true")
     val lines = listOf(DemoLine("primary"), DemoLine("second"), DemoLine("third"))
     val primary = lines[0]
+    // A WebSocket line beside each HTTP line (the `ws` pool of the same business line).
+    val wsLines = lines.map { DemoWsLine("${it.name}-ws") }
     val config = """
         {"version":1,"allow_cleartext":true,
-         "thresholds":{"max_retries":2},
+         "thresholds":{"max_retries":2,"window_ms":4000,"switch_interval_ms":2000,
+                       "open_cooldown_ms":1000,"revive_interval_ms":1000,"detect_cooldown_ms":1000,
+                       "detect_jitter_ms":200,"probe_budget_per_min":120},
          "biz_lines":{"spot":{"match":["api.example.test"],
-           "http":[${lines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}"}""" }}]}}}
+           "http":[${lines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}","weight":${if (it === primary) 200 else 100}}""" }}],
+           "ws":[${wsLines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}"}""" }}]}}}
     """.trimIndent()
 
     val kit = LineKit.Builder().configJson(config).build()
@@ -88,6 +105,7 @@ fun main() {
         .callTimeout(5, TimeUnit.SECONDS)
         .build()
 
+    val stream = WsStream(kit, client)
     val running = AtomicBoolean(true)
     val ok = AtomicInteger()
     val failed = AtomicInteger()
@@ -131,13 +149,17 @@ fun main() {
     // Which backup line served most in the last second (set by the printer below).
     var busiestBackup = lines[1]
     val phases = mapOf<Int, () -> String>(
-        6 to { primary.down(); "primary DOWN (connection refused)" },
+        6 to { primary.down(); wsLines[0].breakUpgrades(); "primary DOWN (connection refused; its ws line refuses upgrades)" },
         12 to { busiestBackup.status = 503; "${busiestBackup.name} (now serving) answers 503" },
         18 to { primary.up(); "primary BACK" },
     )
-    val seconds = 24
+    val seconds = 26
     println("Linekit demo: 3 lines (primary, second, third) behind api.example.test, 4 clients, ${seconds}s")
+    println("              plus a WebSocket stream on the ws lines (primary-ws, second-ws, third-ws)")
+    var lastTicks = 0
     var state = "all lines up"
+    var primaryAtEnd = 0
+    var servedAtEnd = 0
     var lastOk = 0
     var lastFailed = 0
     val lastServed = HashMap<String, Int>()
@@ -151,12 +173,18 @@ fun main() {
             (total - (lastServed[l.name] ?: 0)).also { lastServed[l.name] = total }
         }
         busiestBackup = deltas.filterKeys { it !== primary }.maxByOrNull { it.value }?.key ?: busiestBackup
+        if (t > seconds - 2) {
+            primaryAtEnd += deltas[primary] ?: 0
+            servedAtEnd += deltas.values.sum()
+        }
         val served = deltas.entries.joinToString(" ") { (l, n) -> "%s=%-4d".format(l.name, n) }
         println(
-            "t=%2ds ok=%-4d failed=%-2d served: %s p50=%.2fms p99=%.2fms  [%s]".format(
-                t, okNow - lastOk, failedNow - lastFailed, served, percentile(sorted, 0.5), percentile(sorted, 0.99), state,
+            "t=%2ds ok=%-4d failed=%-2d served: %s p50=%.2fms p99=%.2fms ws=%s ticks=%-3d [%s]".format(
+                t, okNow - lastOk, failedNow - lastFailed, served, percentile(sorted, 0.5), percentile(sorted, 0.99),
+                stream.line.get(), stream.ticks() - lastTicks, state,
             ),
         )
+        lastTicks = stream.ticks()
         lastOk = okNow
         lastFailed = failedNow
         phases[t]?.let { action ->
@@ -166,15 +194,24 @@ fun main() {
     }
     running.set(false)
     workers.forEach { it.join() }
+    stream.close()
     val all = allLatencies.toLongArray().also { it.sort() }
     println()
     println("Summary: ${ok.get()} GETs ok, ${failed.get()} failed, ${retried.get()} recovered by an in-call retry")
     println("Served by: " + lines.joinToString(", ") { "${it.name}=${servedBy[it.name]?.get() ?: 0}" })
     println("Latency: p50=%.2fms p99=%.2fms max=%.2fms".format(percentile(all, 0.5), percentile(all, 0.99), percentile(all, 1.0)))
     lastError.get()?.let { println("Last failure: $it") }
+    println(
+        "WebSocket: ${stream.ticks()} ticks; connections by line: " +
+            wsLines.joinToString(", ") { "${it.name}=${stream.opensBy[it.name]?.get() ?: 0}" } +
+            "; upgrades refused: ${stream.refused.get()}",
+    )
+    val back = servedAtEnd > 0 && primaryAtEnd * 2 > servedAtEnd
+    println("Back on primary in the last 2 s: $primaryAtEnd of $servedAtEnd GETs (${if (back) "yes" else "NO"})")
     println("Engine state: ${kit.state()}")
     kit.close()
     lines.forEach { it.down() }
+    wsLines.forEach { it.stop() }
     client.dispatcher.executorService.shutdown()
     client.connectionPool.evictAll()
     kotlin.system.exitProcess(if (failed.get() == 0) 0 else 1)

@@ -1,0 +1,107 @@
+// Android library (AAR) of Linekit. Not run on the Linekit CI machines (no Android SDK):
+// there, android-bindings/pom.xml and android-tests/pom.xml build the same sources on the
+// host JVM. `./build.sh android` builds the .so files with cargo-ndk first and passes their
+// directory as -Plinekit.jniLibs.
+import org.jetbrains.kotlin.gradle.dsl.JvmTarget
+
+plugins {
+    alias(libs.plugins.android.library)
+    alias(libs.plugins.kotlin.android)
+}
+
+val repoRoot: File = rootProject.projectDir
+val uniffiOut: Provider<Directory> = layout.buildDirectory.dir("generated/uniffi/kotlin")
+val jniLibsDir: String = (findProperty("linekit.jniLibs") as String?)
+    ?: layout.buildDirectory.dir("jniLibs").get().asFile.path
+
+// UniFFI bindings in library mode from the host (debug, unstripped) liblinekit.so, whose
+// metadata describes the same API as the Android builds. Generated code is never committed.
+val buildHostLibrary by tasks.registering(Exec::class) {
+    workingDir = repoRoot
+    commandLine("cargo", "build", "-p", "linekit-android", "--features", "bindgen", "--lib", "--bin", "uniffi-bindgen")
+}
+val generateUniffiBindings by tasks.registering(Exec::class) {
+    dependsOn(buildHostLibrary)
+    workingDir = repoRoot
+    inputs.dir(repoRoot.resolve("android-bindings/src")).withPropertyName("rustSources")
+    inputs.dir(repoRoot.resolve("rust-core/src")).withPropertyName("coreSources")
+    outputs.dir(uniffiOut)
+    doFirst { delete(uniffiOut) }
+    commandLine(
+        repoRoot.resolve("target/debug/uniffi-bindgen").path, "generate",
+        "--library", repoRoot.resolve("target/debug/liblinekit.so").path,
+        "--language", "kotlin", "--no-format",
+        "--out-dir", uniffiOut.get().asFile.path,
+    )
+}
+
+// The Robolectric asset test reads src/robolectric/assets as an asset-only zip (as in Maven).
+val testAssetsZip by tasks.registering(Zip::class) {
+    from("src/robolectric/assets") { into("assets") }
+    archiveFileName.set("test-assets.zip")
+    destinationDirectory.set(layout.buildDirectory.dir("robolectric"))
+}
+
+android {
+    namespace = "dev.linekit"
+    compileSdk = libs.versions.compileSdk.get().toInt()
+    defaultConfig {
+        minSdk = libs.versions.minSdk.get().toInt()
+        consumerProguardFiles("consumer-rules.pro")
+        testInstrumentationRunner = "androidx.test.runner.AndroidJUnitRunner"
+    }
+    sourceSets {
+        getByName("main") {
+            manifest.srcFile("src/android/AndroidManifest.xml")
+            // Shared Kotlin (also built by Maven) + Android-only Kotlin + generated bindings.
+            java.srcDirs("src/main/kotlin", "src/android/kotlin", uniffiOut)
+            jniLibs.srcDirs(jniLibsDir)
+        }
+        getByName("test") {
+            // The Robolectric suite (same files Maven runs); assets for AndroidConfigTest.
+            java.srcDirs("src/robolectric/kotlin")
+        }
+    }
+    compileOptions {
+        sourceCompatibility = JavaVersion.VERSION_17
+        targetCompatibility = JavaVersion.VERSION_17
+    }
+    testOptions {
+        unitTests.isIncludeAndroidResources = true
+        unitTests.all { test ->
+            test.dependsOn(testAssetsZip)
+            test.systemProperty("linekit.test.assets", testAssetsZip.get().archiveFile.get().asFile.path)
+            test.systemProperty("linekit.consumer.rules", file("consumer-rules.pro").path)
+            test.systemProperty("linekit.jni.source", file("src/fast.rs").path)
+            // Robolectric loads the host .so, as the Maven build does.
+            test.systemProperty("jna.library.path", repoRoot.resolve("target/debug").path)
+            test.systemProperty("java.library.path", repoRoot.resolve("target/debug").path)
+        }
+    }
+    buildTypes {
+        release {
+            isMinifyEnabled = false // a library: the app's R8 applies consumer-rules.pro
+        }
+    }
+}
+
+kotlin {
+    compilerOptions {
+        jvmTarget.set(JvmTarget.JVM_17)
+        allWarningsAsErrors.set(true)
+    }
+}
+
+tasks.named("preBuild") { dependsOn(generateUniffiBindings) }
+
+dependencies {
+    api(libs.okhttp)
+    // The AAR flavour ships JNA's libjnidispatch.so for every Android ABI.
+    implementation("${libs.jna.get().module}:${libs.versions.jna.get()}@aar")
+
+    testImplementation(libs.junit4)
+    testImplementation(libs.robolectric)
+    testImplementation(libs.mockwebserver3)
+    // Host tests load JNA from the jar (desktop libjnidispatch), not the AAR.
+    testImplementation(libs.jna)
+}

@@ -1,0 +1,176 @@
+package dev.linekit
+
+import dev.linekit.ffi.HttpTransport
+import dev.linekit.ffi.TransportCompletion
+import dev.linekit.ffi.TransportFailure
+import dev.linekit.ffi.TransportOutcome
+import dev.linekit.ffi.TransportRequest
+import okhttp3.Call
+import okhttp3.Callback
+import okhttp3.ConnectionPool
+import okhttp3.Dispatcher
+import okhttp3.Dns
+import okhttp3.OkHttpClient
+import okhttp3.Request
+import okhttp3.Response
+import okio.Buffer
+import java.io.IOException
+import java.io.InterruptedIOException
+import java.net.ConnectException
+import java.net.InetAddress
+import java.net.NoRouteToHostException
+import java.net.SocketTimeoutException
+import java.net.UnknownHostException
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.SynchronousQueue
+import java.util.concurrent.ThreadPoolExecutor
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicBoolean
+import java.util.concurrent.atomic.AtomicInteger
+import javax.net.ssl.SSLException
+
+/**
+ * The HTTP client the engine uses for detect probes and HTTPDNS queries (DESIGN 2): the
+ * default transport of [LineKit.Builder].
+ *
+ * It owns an independent [OkHttpClient] — its own [Dispatcher] (threads named
+ * `linekit-transport-N` in thread group `linekit-transport`, at most [maxRequests] calls
+ * at once) and [ConnectionPool],
+ * [Dns.SYSTEM] or a fixed bootstrap list for HTTPDNS endpoints, never the business
+ * client's interceptors, event listener or Linekit's own `Dns` (which would make the
+ * resolver depend on itself). Redirects are not followed, failed connections are not
+ * retried, each call's `callTimeout` is the request's deadline and bodies are read up to
+ * 64 KiB (a longer one fails as too large).
+ *
+ * [start] only enqueues the call and returns: the engine's runtime thread never waits for
+ * the network. The result goes back through the request's [TransportCompletion].
+ * [close] cancels every call in flight and stops the dispatcher's threads.
+ *
+ * @param bootstrap fixed addresses for host names (e.g. HTTPDNS endpoints given by name),
+ *   used instead of the system resolver for exactly those names.
+ * @param maxRequests concurrent requests (probes and queries are few and short).
+ */
+class OkHttpTransport @JvmOverloads constructor(
+    bootstrap: Map<String, List<InetAddress>> = emptyMap(),
+    maxRequests: Int = 8,
+) : HttpTransport, AutoCloseable {
+    private val threads = AtomicInteger()
+    private val group = ThreadGroup("linekit-transport")
+    private val executor = ThreadPoolExecutor(0, Int.MAX_VALUE, 30, TimeUnit.SECONDS, SynchronousQueue()) { r ->
+        Thread(group, r, "linekit-transport-${threads.incrementAndGet()}").apply { isDaemon = true }
+    }
+    private val calls = ConcurrentHashMap<ULong, Call>()
+    private val cancelled: MutableSet<ULong> = ConcurrentHashMap.newKeySet()
+    private val closed = AtomicBoolean(false)
+
+    /** The transport's own client (exposed for tests and diagnostics; do not share it). */
+    val client: OkHttpClient = OkHttpClient.Builder()
+        .dispatcher(Dispatcher(executor).apply {
+            this.maxRequests = maxRequests
+            maxRequestsPerHost = maxRequests
+        })
+        .connectionPool(ConnectionPool(2, 30, TimeUnit.SECONDS))
+        .dns(BootstrapDns(bootstrap.mapKeys { it.key.lowercase() }))
+        .followRedirects(false)
+        .followSslRedirects(false)
+        .retryOnConnectionFailure(false)
+        .build()
+
+    override fun start(request: TransportRequest, completion: TransportCompletion) {
+        try {
+            if (closed.get()) {
+                finish(request.id, completion, TransportOutcome.Failed(TransportFailure.CANCELLED))
+                return
+            }
+            val b = Request.Builder().url(request.url).method(request.method, null)
+            for (h in request.headers) b.addHeader(h.name, h.value)
+            val call = client.newCall(b.build())
+            call.timeout().timeout(request.timeoutMs.toLong().coerceAtLeast(1), TimeUnit.MILLISECONDS)
+            val id = request.id
+            calls[id] = call
+            call.enqueue(object : Callback {
+                override fun onResponse(call: Call, response: Response) {
+                    val outcome = try {
+                        response.use { read(it) }
+                    } catch (e: IOException) {
+                        failure(call, e)
+                    }
+                    finish(id, completion, outcome)
+                }
+
+                override fun onFailure(call: Call, e: IOException) {
+                    finish(id, completion, failure(call, e))
+                }
+            })
+        } catch (e: Exception) {
+            // A malformed URL or a rejected call: answer instead of letting it reach the runtime.
+            calls.remove(request.id)
+            finish(request.id, completion, TransportOutcome.Failed(TransportFailure.OTHER))
+        }
+    }
+
+    override fun cancel(id: ULong) {
+        val call = calls[id] ?: return
+        cancelled.add(id)
+        call.cancel()
+    }
+
+    /** Calls in flight (for tests). */
+    val inFlight: Int get() = calls.size
+
+    /** Cancels every call in flight and stops the dispatcher threads and pooled connections. Idempotent. */
+    override fun close() {
+        if (!closed.compareAndSet(false, true)) return
+        cancelled.addAll(calls.keys)
+        client.dispatcher.cancelAll()
+        executor.shutdownNow()
+        client.connectionPool.evictAll()
+    }
+
+    private fun finish(id: ULong, completion: TransportCompletion, outcome: TransportOutcome) {
+        calls.remove(id)
+        // A call the engine cancelled (its deadline passed, or it is closing) already has
+        // its answer there: "cancelled" must not race the engine's own timeout result.
+        val answered = cancelled.remove(id) || closed.get()
+        try {
+            if (!answered) completion.complete(outcome)
+        } catch (_: Exception) {
+            // The engine was closed and freed: nobody waits for this answer.
+        } finally {
+            completion.destroy()
+        }
+    }
+
+    private fun read(response: Response): TransportOutcome {
+        val source = response.body.source()
+        val buffer = Buffer()
+        while (buffer.size <= MAX_BODY && source.read(buffer, 8192) != -1L) {
+            // Read up to one byte past the limit.
+        }
+        if (buffer.size > MAX_BODY) return TransportOutcome.Failed(TransportFailure.TOO_LARGE)
+        return TransportOutcome.Response(response.code.toUShort(), buffer.readByteArray())
+    }
+
+    private fun failure(call: Call, e: IOException): TransportOutcome = TransportOutcome.Failed(
+        when {
+            e is UnknownHostException -> TransportFailure.DNS
+            e is SSLException -> TransportFailure.TLS
+            e is ConnectException || e is NoRouteToHostException -> TransportFailure.CONNECT_REFUSED
+            e is SocketTimeoutException && e.message?.contains("connect", ignoreCase = true) == true ->
+                TransportFailure.CONNECT_TIMEOUT
+            // The call timeout (the request's deadline) cancels the call.
+            e is InterruptedIOException || call.isCanceled() -> TransportFailure.TIMEOUT
+            else -> TransportFailure.OTHER
+        },
+    )
+
+    /** Fixed addresses for bootstrap names, the system resolver for the rest. */
+    private class BootstrapDns(private val fixed: Map<String, List<InetAddress>>) : Dns {
+        override fun lookup(hostname: String): List<InetAddress> =
+            fixed[hostname.lowercase()]?.takeIf { it.isNotEmpty() } ?: Dns.SYSTEM.lookup(hostname)
+    }
+
+    private companion object {
+        const val MAX_BODY = 64L * 1024
+    }
+}

@@ -1,0 +1,28 @@
+package dev.linekit.internal
+
+/**
+ * The JNI fast path for [dev.linekit.LineKitDns] and the connect results of
+ * [dev.linekit.LineKitEventListener]. Only [JniResolver] calls these, always inside
+ * [NativeHandle.use]. Loads `liblinekit.so` like [NativeFast].
+ */
+internal object NativeDns {
+    init {
+        val path = System.getProperty("linekit.library.path")
+        if (path.isNullOrEmpty()) System.loadLibrary("linekit") else System.load(path)
+    }
+
+    /**
+     * The core's addresses for [host]: each as a length byte (4 or 16) followed by its
+     * bytes, in connect order; `null` when the caller must use the system resolver.
+     */
+    @JvmStatic
+    external fun lookup(handle: Long, host: String): ByteArray?
+
+    /** A connect to [ip] for [host] failed with [error] (a [ConnectFailureKind] code); whether it was quarantined. */
+    @JvmStatic
+    external fun connectFailed(handle: Long, host: String, ip: ByteArray, error: Int): Boolean
+
+    /** A connect to [ip] for [host] succeeded. */
+    @JvmStatic
+    external fun connectSucceeded(handle: Long, host: String, ip: ByteArray)
+}

@@ -1,0 +1,280 @@
+package dev.linekit.android
+
+import android.Manifest
+import android.app.Application
+import android.net.ConnectivityManager
+import android.net.LinkProperties
+import android.net.NetworkCapabilities.TRANSPORT_CELLULAR
+import android.net.NetworkCapabilities.TRANSPORT_VPN
+import android.net.NetworkCapabilities.TRANSPORT_WIFI
+import android.net.ProxyInfo
+import android.os.Looper
+import dev.linekit.LineKit
+import org.junit.After
+import org.junit.Assert.assertEquals
+import org.junit.Assert.assertFalse
+import org.junit.Assert.assertNull
+import org.junit.Assert.assertTrue
+import org.junit.Assert.fail
+import org.junit.Before
+import org.junit.Test
+import org.junit.runner.RunWith
+import org.robolectric.RobolectricTestRunner
+import org.robolectric.RuntimeEnvironment
+import org.robolectric.Shadows.shadowOf
+import org.robolectric.annotation.Config
+import java.time.Duration
+import java.util.concurrent.CopyOnWriteArrayList
+
+@RunWith(RobolectricTestRunner::class)
+@Config(sdk = [34])
+class LineKitAndroidTest {
+    private lateinit var app: Application
+    private lateinit var connectivity: ConnectivityManager
+    private lateinit var lineKit: LineKit
+    private val forwarded = CopyOnWriteArrayList<NetworkSnapshot>()
+    private var monitor: LineKitAndroid? = null
+
+    @Before
+    fun setUp() {
+        app = RuntimeEnvironment.getApplication()
+        shadowOf(app).grantPermissions(Manifest.permission.ACCESS_NETWORK_STATE)
+        connectivity = app.getSystemService(ConnectivityManager::class.java)
+        // No default network at attach time unless a test sets one up.
+        shadowOf(connectivity).setDefaultNetworkActive(false)
+        lineKit = testLineKit()
+    }
+
+    @After
+    fun tearDown() {
+        monitor?.detach()
+        lineKit.close()
+    }
+
+    private fun attach(scheduler: Scheduler = HandlerScheduler()): LineKitAndroid =
+        LineKitAndroid.attach(app, lineKit, scheduler, onNetwork = { forwarded.add(it) }).also { monitor = it }
+
+    private fun callback(): ConnectivityManager.NetworkCallback =
+        shadowOf(connectivity).networkCallbacks.single()
+
+    /** Lets the coalescing window (1 s on the main looper) close. */
+    private fun settle() = shadowOf(Looper.getMainLooper()).idleFor(Duration.ofMillis(LineKitAndroid.DEFAULT_COALESCE_MS))
+
+    @Test
+    fun `attach without ACCESS_NETWORK_STATE fails with a message naming the permission`() {
+        shadowOf(app).denyPermissions(Manifest.permission.ACCESS_NETWORK_STATE)
+        try {
+            attach()
+            fail("attach must refuse without the permission")
+        } catch (e: SecurityException) {
+            assertTrue(e.message!!.contains("android.permission.ACCESS_NETWORK_STATE"))
+            assertTrue(e.message!!.contains("AndroidManifest.xml"))
+        }
+        assertTrue(shadowOf(connectivity).networkCallbacks.isEmpty())
+    }
+
+    @Test
+    @Suppress("DEPRECATION") // Robolectric picks its active network by legacy NetworkInfo type.
+    fun `attach registers a default-network callback and forwards the current network at once`() {
+        shadowOf(connectivity).setDefaultNetworkActive(true)
+        shadowOf(connectivity).setActiveNetworkInfo(connectivity.getNetworkInfo(ConnectivityManager.TYPE_WIFI))
+        val active = connectivity.activeNetwork!!
+        assertTrue(active.networkHandle != 0L)
+        shadowOf(connectivity).setNetworkCapabilities(active, capabilities(listOf(TRANSPORT_WIFI), validated = true))
+        attach()
+        assertEquals(1, shadowOf(connectivity).networkCallbacks.size)
+        val net = lineKit.networkJson()
+        assertEquals(active.networkHandle, net["handle"])
+        assertEquals(true, net["validated"])
+        assertEquals("wifi", net["transport"])
+        assertNull(net["httpdns_bypass"])
+        assertEquals(1, forwarded.size)
+    }
+
+    @Test
+    fun `validated comes from onCapabilitiesChanged, not from onAvailable`() {
+        attach()
+        val n = network(101)
+        // The platform already knows the network is validated; onAvailable must not ask.
+        shadowOf(connectivity).setNetworkCapabilities(n, capabilities(listOf(TRANSPORT_WIFI), validated = true))
+        callback().onAvailable(n)
+        settle()
+        var net = lineKit.networkJson()
+        assertEquals(n.networkHandle, net["handle"])
+        assertEquals(false, net["validated"])
+        assertEquals("not_validated", net["httpdns_bypass"])
+
+        callback().onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_WIFI), validated = true))
+        settle()
+        net = lineKit.networkJson()
+        assertEquals(true, net["validated"])
+        assertEquals("wifi", net["transport"])
+        assertNull(net["httpdns_bypass"])
+
+        callback().onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_WIFI), validated = false))
+        settle()
+        assertEquals(false, lineKit.networkJson()["validated"])
+    }
+
+    @Test
+    fun `VPN on and off reach the core`() {
+        attach()
+        val n = network(102)
+        callback().onAvailable(n)
+        callback().onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_CELLULAR, TRANSPORT_VPN), validated = true))
+        settle()
+        var net = lineKit.networkJson()
+        assertEquals(true, net["vpn"])
+        assertEquals("cellular", net["transport"])
+        assertEquals("vpn", net["httpdns_bypass"])
+
+        callback().onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_CELLULAR), validated = true))
+        settle()
+        net = lineKit.networkJson()
+        assertEquals(false, net["vpn"])
+        assertNull(net["httpdns_bypass"])
+    }
+
+    @Test
+    fun `Private DNS strict, opportunistic and off are told apart`() {
+        attach()
+        val n = network(103)
+        callback().onAvailable(n)
+        callback().onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_WIFI), validated = true))
+        callback().onLinkPropertiesChanged(n, linkProperties(privateDnsActive = true, privateDnsServer = "dns.example"))
+        settle()
+        var net = lineKit.networkJson()
+        assertEquals("strict", net["private_dns"])
+        assertEquals("strict_private_dns", net["httpdns_bypass"])
+
+        callback().onLinkPropertiesChanged(n, linkProperties(privateDnsActive = true))
+        settle()
+        net = lineKit.networkJson()
+        assertEquals("opportunistic", net["private_dns"])
+        assertNull(net["httpdns_bypass"])
+
+        callback().onLinkPropertiesChanged(n, linkProperties(privateDnsActive = false))
+        settle()
+        assertEquals("off", lineKit.networkJson()["private_dns"])
+    }
+
+    @Test
+    fun `an HTTP proxy on the network reaches the core`() {
+        attach()
+        val n = network(104)
+        callback().onAvailable(n)
+        callback().onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_WIFI), validated = true))
+        val link = LinkProperties()
+        link.httpProxy = ProxyInfo.buildDirectProxy("proxy.example", 3128)
+        callback().onLinkPropertiesChanged(n, link)
+        settle()
+        var net = lineKit.networkJson()
+        assertEquals(true, net["proxy"])
+        assertEquals("proxy", net["httpdns_bypass"])
+
+        callback().onLinkPropertiesChanged(n, LinkProperties())
+        settle()
+        net = lineKit.networkJson()
+        assertEquals(false, net["proxy"])
+        assertNull(net["httpdns_bypass"])
+    }
+
+    @Test
+    fun `onLost clears only the network it names`() {
+        attach()
+        val wifi = network(105)
+        val cell = network(106)
+        callback().onAvailable(wifi)
+        callback().onCapabilitiesChanged(wifi, capabilities(listOf(TRANSPORT_WIFI), validated = true))
+        settle()
+        // The default moves to cellular; Wi-Fi's late loss must not wipe cellular.
+        callback().onAvailable(cell)
+        callback().onCapabilitiesChanged(cell, capabilities(listOf(TRANSPORT_CELLULAR), validated = true))
+        callback().onLost(wifi)
+        settle()
+        var net = lineKit.networkJson()
+        assertEquals(cell.networkHandle, net["handle"])
+        assertEquals(true, net["validated"])
+        assertEquals("cellular", net["transport"])
+
+        callback().onLost(cell)
+        settle()
+        net = lineKit.networkJson()
+        assertEquals(0L, net["handle"])
+        assertEquals("no_network", net["httpdns_bypass"])
+        assertNull(monitor!!.defaultNetwork)
+    }
+
+    @Test
+    fun `a callback storm reaches the core once, with the latest state`() {
+        attach()
+        val before = forwarded.size
+        val looper = shadowOf(Looper.getMainLooper())
+        var last = network(200)
+        for (i in 0 until 40) {
+            last = network(200 + i)
+            callback().onAvailable(last)
+            callback().onCapabilitiesChanged(last, capabilities(listOf(TRANSPORT_WIFI), validated = i % 2 == 1))
+            callback().onLinkPropertiesChanged(last, linkProperties())
+            looper.idleFor(Duration.ofMillis(20)) // 40 × 20 ms = 800 ms: all inside one window
+        }
+        assertEquals("nothing forwarded while the storm lasts", before, forwarded.size)
+        looper.idleFor(Duration.ofMillis(200))
+        assertEquals(before + 1, forwarded.size)
+        val net = lineKit.networkJson()
+        assertEquals(last.networkHandle, net["handle"])
+        assertEquals(true, net["validated"])
+        looper.idleFor(Duration.ofSeconds(5))
+        assertEquals("no trailing duplicate", before + 1, forwarded.size)
+    }
+
+    @Test
+    fun `coalescing with an injected scheduler forwards once per window and skips no-ops`() {
+        val scheduler = ManualScheduler()
+        attach(scheduler)
+        val n = network(300)
+        callback().onAvailable(n)
+        callback().onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_WIFI), validated = true))
+        scheduler.advance(999)
+        assertEquals(1, forwarded.size) // the seed at attach only
+        scheduler.advance(1)
+        assertEquals(2, forwarded.size)
+        assertEquals(true, forwarded.last().validated)
+
+        // A change reverted inside the window leaves the core alone.
+        callback().onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_WIFI), validated = false))
+        callback().onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_WIFI), validated = true))
+        scheduler.advance(1_000)
+        assertEquals(2, forwarded.size)
+        assertEquals(0, scheduler.pending)
+    }
+
+    @Test
+    fun `detach unregisters, drops the pending forward and ignores later callbacks`() {
+        val scheduler = ManualScheduler()
+        val m = attach(scheduler)
+        val cb = callback()
+        val n = network(400)
+        cb.onAvailable(n)
+        m.detach()
+        assertTrue(m.isDetached)
+        assertTrue(shadowOf(connectivity).networkCallbacks.isEmpty())
+        cb.onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_WIFI), validated = true))
+        scheduler.advance(10_000)
+        assertEquals(1, forwarded.size)
+        assertEquals(0L, lineKit.networkJson()["handle"])
+        m.detach() // idempotent
+    }
+
+    @Test
+    fun `a closed engine does not make the callback throw`() {
+        val scheduler = ManualScheduler()
+        attach(scheduler)
+        lineKit.close()
+        val n = network(500)
+        callback().onAvailable(n)
+        scheduler.advance(1_000)
+        assertFalse(forwarded.any { it.handle == n.networkHandle })
+        lineKit = testLineKit() // for tearDown
+    }
+}

@@ -1,0 +1,302 @@
+package dev.linekit
+
+import mockwebserver3.Dispatcher
+import mockwebserver3.MockResponse
+import mockwebserver3.MockWebServer
+import mockwebserver3.RecordedRequest
+import okhttp3.Dns
+import okhttp3.Interceptor
+import okhttp3.OkHttpClient
+import okhttp3.Request
+import org.junit.jupiter.api.AfterEach
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertFalse
+import org.junit.jupiter.api.Assertions.assertNull
+import org.junit.jupiter.api.Assertions.assertThrows
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Test
+import dev.linekit.internal.ConnectFailureKind
+import dev.linekit.internal.JniResolver
+import java.io.IOException
+import java.net.ConnectException
+import java.net.InetAddress
+import java.net.NoRouteToHostException
+import java.net.SocketTimeoutException
+import java.net.UnknownHostException
+import java.util.concurrent.ConcurrentLinkedQueue
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicInteger
+import javax.net.ssl.SSLHandshakeException
+
+/** A resolver for `*.linekit.test` (→ 127.0.0.1) that counts its calls. */
+class CountingDns : Dns {
+    val calls = AtomicInteger()
+    override fun lookup(hostname: String): List<InetAddress> {
+        calls.incrementAndGet()
+        if (!hostname.endsWith(".linekit.test")) throw UnknownHostException(hostname)
+        return listOf(InetAddress.getByAddress(hostname, byteArrayOf(127, 0, 0, 1)))
+    }
+}
+
+/**
+ * An Alibaba `/d` HTTPDNS endpoint: answers `{"host":H,"ips":[..],"ttl":60}` with [ips];
+ * while [stall] is set, every query hangs until [release].
+ */
+class HttpDnsServer : AutoCloseable {
+    private val server = MockWebServer()
+    private val released = CountDownLatch(1)
+
+    /** Addresses answered. */
+    @Volatile
+    var ips: List<String> = listOf("127.0.0.1")
+
+    /** Whether queries hang. */
+    @Volatile
+    var stall = false
+
+    /** Queries received. */
+    val queries = ConcurrentLinkedQueue<RecordedRequest>()
+
+    init {
+        server.dispatcher = object : Dispatcher() {
+            override fun dispatch(request: RecordedRequest): MockResponse {
+                queries.add(request)
+                if (stall) released.await(30, TimeUnit.SECONDS)
+                val host = request.url.queryParameter("host") ?: ""
+                val list = ips.joinToString(",") { "\"$it\"" }
+                return MockResponse.Builder()
+                    .body("""{"host":"$host","ips":[$list],"ttl":60,"origin_ttl":60}""")
+                    .build()
+            }
+        }
+        server.serverSocketFactory = NoDelayServerSocketFactory
+        server.start(InetAddress.getByName("127.0.0.1"), 0)
+    }
+
+    /** The port. */
+    val port: Int get() = server.port
+
+    /** Unblocks stalled queries. */
+    fun release() = released.countDown()
+
+    override fun close() {
+        release()
+        server.close()
+    }
+}
+
+/** HTTPDNS config for `*.linekit.test` (loopback answers allowed) served by [dns] at [dnsHost]. */
+fun httpDnsConfig(
+    dns: HttpDnsServer,
+    vararg lines: LineServer,
+    dnsHost: String = "127.0.0.1",
+    timeoutMs: Int = 3000,
+): String {
+    // A config needs a business line; without test lines, one on a closed port.
+    val http = if (lines.isEmpty()) {
+        """{"id":"idle","url":"http://127.0.0.1:9"}"""
+    } else {
+        lines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}"}""" }
+    }
+    val biz = ""","biz_lines":{"spot":{"match":["spot.example.test"],"http":[$http]}}"""
+    return """
+        {"version":1,"allow_cleartext":true,
+         "thresholds":{"timeout_ms":$timeoutMs,"detect_jitter_ms":0},
+         "httpdns":{"hosts":["*.linekit.test"],"allow_private":["*.linekit.test"],
+           "providers":[{"id":"ali","format":"aliyun","url":"http://$dnsHost:${dns.port}/100000/d"}]}$biz}
+    """.trimIndent()
+}
+
+/** Polls [condition] every 10 ms for up to [timeoutMs]; returns whether it became true. */
+fun eventually(timeoutMs: Long = 5_000, condition: () -> Boolean): Boolean {
+    val end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs)
+    while (System.nanoTime() < end) {
+        if (condition()) return true
+        Thread.sleep(10)
+    }
+    return condition()
+}
+
+/** `LineKitDns`, the connect results and the transport's HTTPDNS queries, through the real `.so`. */
+class HttpDnsTest {
+    private val dns = HttpDnsServer()
+    private val origin = LineServer("origin")
+
+    @AfterEach
+    fun tearDown() {
+        dns.close()
+        origin.close()
+    }
+
+    private fun build(fastPath: Boolean, config: String = httpDnsConfig(dns)): LineKit =
+        LineKit.Builder().configJson(config).fastPath(fastPath).build().also {
+            // HTTPDNS is used only on a validated network without VPN/proxy/strict Private DNS.
+            it.onNetworkChanged(1, validated = true)
+        }
+
+    private fun get(client: OkHttpClient, host: String) {
+        client.newCall(Request.Builder().url("http://$host:${origin.port}/x").build()).execute().use {
+            assertEquals(200, it.code)
+            assertEquals("origin", it.body.string())
+        }
+        // The next call must plan a new connection (and so ask the Dns again).
+        client.connectionPool.evictAll()
+    }
+
+    @BothPaths
+    fun `first lookup falls back to the delegate, later ones use the core's answer`(fastPath: Boolean) {
+        build(fastPath).use { kit ->
+            val delegate = CountingDns()
+            val client = OkHttpClient.Builder().lineKit(kit, delegate).build()
+            get(client, "api.linekit.test")
+            assertEquals(1, delegate.calls.get())
+            assertTrue(eventually { kit.state().contains("\"host\":\"api.linekit.test\"") }, kit.state())
+            repeat(3) { get(client, "api.linekit.test") }
+            assertEquals(1, delegate.calls.get(), "served by HTTPDNS after the first call")
+            assertEquals(1, dns.queries.size, "one query, refreshes coalesced")
+            val answer = kit.dns(delegate).lookup("api.linekit.test")
+            assertEquals(listOf("127.0.0.1"), answer.map { it.hostAddress })
+            assertEquals("api.linekit.test", answer[0].hostName, "no name lookup: the name is kept")
+            // A host outside httpdns.hosts always goes to the delegate.
+            assertThrows(UnknownHostException::class.java) { kit.dns(delegate).lookup("example.org") }
+            assertEquals(2, delegate.calls.get())
+        }
+    }
+
+    @BothPaths
+    fun `blank names are rejected and an empty delegate answer is an error`(fastPath: Boolean) {
+        build(fastPath).use { kit ->
+            val empty = Dns { emptyList() }
+            assertThrows(UnknownHostException::class.java) { kit.dns(empty).lookup("") }
+            assertThrows(UnknownHostException::class.java) { kit.dns(empty).lookup("  ") }
+            assertThrows(UnknownHostException::class.java) { kit.dns(empty).lookup("x.linekit.test") }
+        }
+    }
+
+    @BothPaths
+    fun `HTTPDNS is bypassed behind a VPN`(fastPath: Boolean) {
+        build(fastPath).use { kit ->
+            val delegate = CountingDns()
+            kit.dns(delegate).lookup("api.linekit.test")
+            assertTrue(eventually { kit.state().contains("\"host\":\"api.linekit.test\"") })
+            kit.onNetworkChanged(1, validated = true, vpn = true)
+            kit.dns(delegate).lookup("api.linekit.test")
+            assertEquals(2, delegate.calls.get())
+        }
+    }
+
+    @BothPaths
+    fun `a hanging HTTPDNS endpoint never delays a business request`(fastPath: Boolean) {
+        dns.stall = true
+        build(fastPath, httpDnsConfig(dns, timeoutMs = 400)).use { kit ->
+            val delegate = CountingDns()
+            val client = OkHttpClient.Builder().lineKit(kit, delegate).build()
+            val started = System.nanoTime()
+            repeat(5) { get(client, "api.linekit.test") }
+            val tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)
+            assertTrue(tookMs < 1_000, "5 business calls took $tookMs ms while HTTPDNS hangs")
+            assertEquals(5, delegate.calls.get())
+            assertTrue(eventually { dns.queries.isNotEmpty() })
+            // The query times out at its deadline: the provider backs off, nothing is cached.
+            val queried = System.nanoTime()
+            assertTrue(eventually { kit.state().contains("\"backoff_ms\":") && !kit.state().contains("\"backoff_ms\":0") }, kit.state())
+            val backedOffMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - queried)
+            assertTrue(backedOffMs < 2_000, "timed out after $backedOffMs ms (deadline 400 ms)")
+            assertFalse(kit.state().contains("\"host\":\"api.linekit.test\""))
+        }
+    }
+
+    @BothPaths
+    fun `a refused address is quarantined and ordered out of the next lookup`(fastPath: Boolean) {
+        // 127.0.0.2 is loopback too, but nothing listens there: connects are refused.
+        dns.ips = listOf("127.0.0.2", "127.0.0.1")
+        build(fastPath).use { kit ->
+            val delegate = CountingDns()
+            val client = OkHttpClient.Builder().lineKit(kit, delegate).build()
+            kit.dns(delegate).lookup("api.linekit.test")
+            assertTrue(eventually { kit.state().contains("\"host\":\"api.linekit.test\"") })
+            assertEquals(listOf("127.0.0.2", "127.0.0.1"), kit.dns(delegate).lookup("api.linekit.test").map { it.hostAddress })
+            get(client, "api.linekit.test") // 127.0.0.2 refused, 127.0.0.1 answers
+            assertEquals(listOf("127.0.0.1"), kit.dns(delegate).lookup("api.linekit.test").map { it.hostAddress })
+            assertEquals(1, delegate.calls.get())
+        }
+    }
+
+    @Test
+    fun `connect failures map to quarantine kinds`() {
+        val e = LineKitEventListener
+        assertEquals(ConnectFailureKind.REFUSED, e.connectFailureOf(false, ConnectException("x")))
+        assertEquals(ConnectFailureKind.NO_ROUTE, e.connectFailureOf(false, NoRouteToHostException("x")))
+        assertEquals(ConnectFailureKind.TIMEOUT, e.connectFailureOf(false, SocketTimeoutException("x")))
+        assertEquals(ConnectFailureKind.TLS, e.connectFailureOf(false, SSLHandshakeException("x")))
+        assertEquals(ConnectFailureKind.CANCELLED_RACE, e.connectFailureOf(true, ConnectException("x")))
+        assertNull(e.connectFailureOf(false, IOException("x")))
+    }
+
+    @Test
+    fun `packed JNI answers decode and malformed ones are rejected`() {
+        val packed = byteArrayOf(4, 10, 0, 0, 1) + byteArrayOf(16) + ByteArray(15) + byteArrayOf(1)
+        val list = JniResolver.unpack("h.test", packed)!!
+        assertEquals(listOf("10.0.0.1", "0:0:0:0:0:0:0:1"), list.map { it.hostAddress })
+        assertTrue(list.all { it.hostName == "h.test" })
+        assertNull(JniResolver.unpack("h.test", ByteArray(0)))
+        assertThrows(IllegalStateException::class.java) { JniResolver.unpack("h.test", byteArrayOf(4, 1, 2)) }
+    }
+
+    @Test
+    fun `lookup through JNI is faster than through UniFFI`() {
+        dns.ips = listOf("127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4")
+        val medians = listOf(true, false).associateWith { fast ->
+            build(fast).use { kit ->
+                val d = kit.dns(CountingDns())
+                d.lookup("api.linekit.test")
+                assertTrue(eventually { kit.state().contains("\"host\":\"api.linekit.test\"") })
+                val samples = LongArray(20_000)
+                repeat(20_000) { d.lookup("api.linekit.test") } // warm-up
+                for (i in samples.indices) {
+                    val t = System.nanoTime()
+                    d.lookup("api.linekit.test")
+                    samples[i] = System.nanoTime() - t
+                }
+                samples.sort()
+                samples[samples.size / 2]
+            }
+        }
+        println("LineKitDns.lookup (4 addresses) median: JNI ${medians[true]} ns, UniFFI ${medians[false]} ns")
+        assertTrue(medians[true]!! < medians[false]!!, medians.toString())
+    }
+
+    @Test
+    fun `business client interceptors and Dns never see HTTPDNS traffic`() {
+        // The provider is addressed by name: only the transport's bootstrap list knows it.
+        val transport = OkHttpTransport(mapOf("dns.linekit.test" to listOf(InetAddress.getByName("127.0.0.1"))))
+        try {
+            LineKit.Builder()
+                .configJson(httpDnsConfig(dns, dnsHost = "dns.linekit.test"))
+                .transport(transport)
+                .build().use { kit ->
+                    kit.onNetworkChanged(1, validated = true)
+                    val delegate = CountingDns()
+                    val intercepted = AtomicInteger()
+                    val client = OkHttpClient.Builder()
+                        .addInterceptor(Interceptor { intercepted.incrementAndGet(); it.proceed(it.request()) })
+                        .lineKit(kit, delegate)
+                        .build()
+                    get(client, "api.linekit.test")
+                    assertTrue(eventually { kit.state().contains("\"host\":\"api.linekit.test\"") }, kit.state())
+                    assertEquals(1, dns.queries.size)
+                    assertEquals("dns.linekit.test:${dns.port}", dns.queries.peek().headers["Host"])
+                    // Only the one business call went through the business client.
+                    assertEquals(1, intercepted.get())
+                    assertEquals(1, delegate.calls.get())
+                    assertTrue(client.dispatcher !== transport.client.dispatcher)
+                    assertTrue(client.connectionPool !== transport.client.connectionPool)
+                    assertTrue(transport.client.interceptors.isEmpty() && transport.client.networkInterceptors.isEmpty())
+                    assertFalse(transport.client.followRedirects)
+                }
+        } finally {
+            transport.close()
+        }
+    }
+}

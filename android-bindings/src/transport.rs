@@ -1,0 +1,273 @@
+//! The foreign transport: Kotlin implements [`HttpTransport`] (with its own `OkHttpClient`)
+//! and the core reaches the network for probes and HTTPDNS queries through it.
+//!
+//! The contract is the core's callback one ([`linekit_core::transport::Transport`]):
+//! `start` is called on the engine's runtime thread and must return at once (the Kotlin
+//! side enqueues an OkHttp call); the answer comes back later, from any thread, through
+//! the [`TransportCompletion`] object handed to `start`. No runtime thread ever waits for
+//! the network. A completion accepts one result; later ones are ignored. A completion that
+//! is dropped without a result counts as a cancellation, and the engine's own deadline
+//! covers a transport that never answers.
+//!
+//! A panic (or an unexpected foreign exception surfacing as one) inside `start` is caught
+//! here so it cannot take the runtime thread down; the request then times out.
+
+use linekit_core::transport::{
+    Completion, RequestKind, Transport, TransportError, TransportRequest as CoreRequest,
+    TransportResult, MAX_BODY_BYTES,
+};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
+
+/// What a transport request is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum TransportKind {
+    /// A detect probe of one line.
+    Probe,
+    /// An HTTPDNS query.
+    HttpDns,
+}
+
+/// One request header.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct HttpHeader {
+    /// Header name.
+    pub name: String,
+    /// Header value.
+    pub value: String,
+}
+
+/// One HTTP request the core wants performed.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct TransportRequest {
+    /// Engine-assigned id (for `cancel`).
+    pub id: u64,
+    /// Probe or HTTPDNS query.
+    pub kind: TransportKind,
+    /// HTTP method (`HEAD`, `GET`).
+    pub method: String,
+    /// Absolute URL: a fixed line origin or a provider endpoint, never a routed URL.
+    pub url: String,
+    /// Extra request headers.
+    pub headers: Vec<HttpHeader>,
+    /// The whole request (connect to last body byte) must finish within this many ms.
+    pub timeout_ms: u64,
+}
+
+/// Why a request got no HTTP response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum TransportFailure {
+    /// The host name could not be resolved.
+    Dns,
+    /// The connection was refused or reset.
+    ConnectRefused,
+    /// Connecting timed out.
+    ConnectTimeout,
+    /// The TLS handshake failed.
+    Tls,
+    /// The deadline passed.
+    Timeout,
+    /// The device has no usable network.
+    LocalNetwork,
+    /// The request was cancelled.
+    Cancelled,
+    /// The body was larger than 64 KiB.
+    TooLarge,
+    /// Anything else.
+    Other,
+}
+
+/// The result of one request.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
+pub enum TransportOutcome {
+    /// An HTTP response arrived (any status).
+    Response {
+        /// Status code.
+        status: u16,
+        /// Body, at most 64 KiB (a longer one must be reported as `TooLarge`).
+        body: Vec<u8>,
+    },
+    /// No response.
+    Failed {
+        /// Why.
+        error: TransportFailure,
+    },
+}
+
+impl From<TransportOutcome> for TransportResult {
+    fn from(o: TransportOutcome) -> Self {
+        match o {
+            TransportOutcome::Response { body, .. } if body.len() > MAX_BODY_BYTES => {
+                TransportResult::Failed(TransportError::TooLarge)
+            }
+            TransportOutcome::Response { status, body } => {
+                TransportResult::Response { status, body }
+            }
+            TransportOutcome::Failed { error } => TransportResult::Failed(match error {
+                TransportFailure::Dns => TransportError::Dns,
+                TransportFailure::ConnectRefused => TransportError::ConnectRefused,
+                TransportFailure::ConnectTimeout => TransportError::ConnectTimeout,
+                TransportFailure::Tls => TransportError::Tls,
+                TransportFailure::Timeout => TransportError::Timeout,
+                TransportFailure::LocalNetwork => TransportError::LocalNetwork,
+                TransportFailure::Cancelled => TransportError::Cancelled,
+                TransportFailure::TooLarge => TransportError::TooLarge,
+                TransportFailure::Other => TransportError::Other("foreign transport".into()),
+            }),
+        }
+    }
+}
+
+/// Delivers the result of one request to the core. Thread-safe; the first `complete`
+/// wins, later calls are ignored.
+#[derive(uniffi::Object)]
+pub struct TransportCompletion {
+    done: Mutex<Option<Completion>>,
+}
+
+impl TransportCompletion {
+    /// Wraps the core's completion.
+    pub fn new(done: Completion) -> Self {
+        TransportCompletion {
+            done: Mutex::new(Some(done)),
+        }
+    }
+}
+
+#[uniffi::export]
+impl TransportCompletion {
+    /// Delivers the result. Returns whether it was the first (and therefore used).
+    pub fn complete(&self, outcome: TransportOutcome) -> bool {
+        let done = match self.done.lock() {
+            Ok(mut slot) => slot.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        match done {
+            Some(done) => {
+                done.complete(outcome.into());
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Performs HTTP requests for the core (implemented in Kotlin by `OkHttpTransport`).
+#[uniffi::export(callback_interface)]
+pub trait HttpTransport: Send + Sync {
+    /// Starts `request` and returns at once; calls `completion.complete` once, later.
+    fn start(&self, request: TransportRequest, completion: Arc<TransportCompletion>);
+
+    /// Best-effort cancellation of a started request.
+    fn cancel(&self, id: u64);
+}
+
+/// Adapts a foreign [`HttpTransport`] to the core's [`Transport`].
+pub(crate) struct ForeignTransport(pub(crate) Box<dyn HttpTransport>);
+
+impl Transport for ForeignTransport {
+    fn start(&self, request: CoreRequest, done: Completion) {
+        let request = TransportRequest {
+            id: request.id,
+            kind: match request.kind {
+                RequestKind::Probe => TransportKind::Probe,
+                RequestKind::HttpDns => TransportKind::HttpDns,
+            },
+            method: request.method,
+            url: request.url,
+            headers: request
+                .headers
+                .into_iter()
+                .map(|(name, value)| HttpHeader { name, value })
+                .collect(),
+            timeout_ms: request.timeout_ms,
+        };
+        let completion = Arc::new(TransportCompletion::new(done));
+        if catch_unwind(AssertUnwindSafe(|| self.0.start(request, completion))).is_err() {
+            log::warn!("linekit: the transport failed to start a request");
+        }
+    }
+
+    fn cancel(&self, id: u64) {
+        let _ = catch_unwind(AssertUnwindSafe(|| self.0.cancel(id)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    #[test]
+    fn completion_delivers_the_first_result_only() {
+        let (tx, rx) = mpsc::channel();
+        let c = TransportCompletion::new(Completion::new(move |r| {
+            let _ = tx.send(r);
+        }));
+        assert!(c.complete(TransportOutcome::Response {
+            status: 204,
+            body: vec![1, 2]
+        }));
+        assert!(!c.complete(TransportOutcome::Failed {
+            error: TransportFailure::Timeout
+        }));
+        assert_eq!(
+            rx.recv().ok(),
+            Some(TransportResult::Response {
+                status: 204,
+                body: vec![1, 2]
+            })
+        );
+        assert!(rx.try_recv().is_err());
+    }
+
+    #[test]
+    fn oversized_bodies_and_failures_map_to_core_errors() {
+        let big = TransportOutcome::Response {
+            status: 200,
+            body: vec![0; MAX_BODY_BYTES + 1],
+        };
+        assert_eq!(
+            TransportResult::from(big),
+            TransportResult::Failed(TransportError::TooLarge)
+        );
+        assert_eq!(
+            TransportResult::from(TransportOutcome::Failed {
+                error: TransportFailure::ConnectRefused
+            }),
+            TransportResult::Failed(TransportError::ConnectRefused)
+        );
+    }
+
+    struct Panicky;
+    impl HttpTransport for Panicky {
+        fn start(&self, _: TransportRequest, _: Arc<TransportCompletion>) {
+            panic!("boom");
+        }
+        fn cancel(&self, _: u64) {
+            panic!("boom");
+        }
+    }
+
+    #[test]
+    fn a_panicking_transport_cannot_unwind_into_the_runtime() {
+        let (tx, rx) = mpsc::channel();
+        let t = ForeignTransport(Box::new(Panicky));
+        t.start(
+            CoreRequest {
+                id: 1,
+                kind: RequestKind::Probe,
+                method: "HEAD".into(),
+                url: "http://127.0.0.1:1/line/ping".into(),
+                headers: vec![("a".into(), "b".into())],
+                timeout_ms: 10,
+            },
+            Completion::new(move |r| {
+                let _ = tx.send(r);
+            }),
+        );
+        t.cancel(1);
+        // The completion was dropped without a result.
+        assert!(rx.try_recv().is_err());
+    }
+}

@@ -1,0 +1,219 @@
+//! The engine's side of the detect scheduler (DESIGN 1.10): turning triggers into
+//! scheduled detects on the runtime, choosing which lines a detect probes, applying probe
+//! results to the same statistics and breakers as real traffic, and the periodic revive
+//! check of open lines. *Whether and when* to probe is decided by
+//! [`crate::detect::DetectScheduler`]; this module only carries it out.
+
+use super::requests::Pending;
+use super::Inner;
+use crate::detect::{Plan, Trigger};
+use crate::line::{Outcome, Protocol};
+use crate::trace::{TraceEvent, TraceKind};
+use crate::transport::{RequestKind, TransportResult};
+use std::sync::Arc;
+
+impl Inner {
+    /// Feeds a trigger to the detect scheduler; schedules the detect when it says so.
+    pub(super) fn trigger(self: &Arc<Self>, biz: &Arc<str>, trigger: Trigger) -> bool {
+        if self.transport.is_none() || !self.is_open() {
+            return false;
+        }
+        let now = self.clock.now_ms();
+        let plan = self.detect.lock().request(biz, trigger, now);
+        match plan {
+            Plan::StartAt { at, token } => {
+                let weak = Arc::downgrade(self);
+                let name = biz.clone();
+                let scheduled = self.runtime.schedule_at(
+                    at,
+                    Box::new(move || {
+                        if let Some(inner) = weak.upgrade() {
+                            inner.run_detect(&name, token, trigger);
+                        }
+                    }),
+                );
+                if scheduled.is_none() {
+                    self.detect.lock().abandon(biz);
+                }
+                scheduled.is_some()
+            }
+            Plan::InFlight | Plan::CoolingDown { .. } => false,
+        }
+    }
+
+    /// Probes the lines of `biz` that admit a probe (closed, or half-open as their single
+    /// trial), as many as the budget grants, the sticky line first.
+    fn run_detect(self: &Arc<Self>, biz: &Arc<str>, token: u64, trigger: Trigger) {
+        let now = self.clock.now_ms();
+        let state = self.state.load();
+        let Some(entry) = state.topology.biz_entry(biz) else {
+            self.detect.lock().abandon(biz);
+            return;
+        };
+        let mut candidates: Vec<(Protocol, usize)> = Vec::new();
+        for protocol in [Protocol::Http, Protocol::Ws] {
+            if let Some(pool) = entry.pool(protocol) {
+                let pool = pool.lock();
+                let current = pool.current();
+                let mut order: Vec<usize> = (0..pool.lines().len())
+                    .filter(|&i| !pool.lines()[i].breaker.is_open(now))
+                    .collect();
+                order.sort_by_key(|&i| (i != current, i));
+                candidates.extend(order.into_iter().map(|i| (protocol, i)));
+            }
+        }
+        let Some(granted) = self
+            .detect
+            .lock()
+            .begin(biz, token, candidates.len() as u32, now)
+        else {
+            return; // rescheduled earlier, or abandoned
+        };
+        let granted = granted as usize;
+        if granted < candidates.len() {
+            log::info!(
+                "linekit: detect of {biz} ({trigger}) limited by the probe budget: {granted} of {}",
+                candidates.len()
+            );
+        }
+        let config = &state.topology.config;
+        let biz_config = config.biz_lines.get(&**biz);
+        let (path, method) = biz_config
+            .map(|b| (b.detect_path.as_str(), b.detect_method.as_str()))
+            .unwrap_or(("/line/ping", "HEAD"));
+        let mut unused = 0;
+        for &(protocol, index) in candidates.iter().take(granted) {
+            let Some(pool) = entry.pool(protocol) else {
+                continue;
+            };
+            let (line, url) = {
+                let mut pool = pool.lock();
+                if pool.try_admit(now, index) == crate::line::Admission::Rejected {
+                    unused += 1;
+                    continue;
+                }
+                let line = &pool.lines()[index];
+                (line.id.clone(), probe_url(&line.endpoint, path))
+            };
+            self.start_request(
+                RequestKind::Probe,
+                method,
+                url,
+                Vec::new(),
+                config.thresholds.timeout_ms,
+                Pending::Probe {
+                    biz: biz.clone(),
+                    protocol,
+                    line,
+                    started_at: now,
+                },
+            );
+        }
+        if unused > 0 {
+            self.detect.lock().unused(biz, unused);
+        }
+    }
+
+    /// Applies one probe's result to its line, like a real request's report.
+    pub(super) fn finish_probe(
+        self: &Arc<Self>,
+        biz: &Arc<str>,
+        protocol: Protocol,
+        line: &str,
+        started_at: u64,
+        result: &TransportResult,
+        now: u64,
+    ) {
+        let (outcome, status) = match result {
+            TransportResult::Response { status, .. } => {
+                (Outcome::from_status(*status), Some(*status))
+            }
+            // A probe that gets no answer in time says the line is unreachable,
+            // not merely slow to stream a body: count it as a connect timeout.
+            TransportResult::Failed(crate::transport::TransportError::Timeout) => {
+                (Outcome::ConnectTimeout, None)
+            }
+            TransportResult::Failed(e) => (e.outcome(), None),
+        };
+        let cost = now.saturating_sub(started_at);
+        let state = self.state.load();
+        if let Some(pool) = state.topology.biz_entry(biz).and_then(|b| b.pool(protocol)) {
+            let mut pool = pool.lock();
+            if let Some(index) = pool.index_of(line) {
+                pool.record(now, index, outcome, status, cost);
+            }
+            drop(pool);
+            self.mark_dirty();
+        }
+        self.detect.lock().probe_finished(biz);
+        // `finish` holds the read side of `open` around this call, so emitting directly
+        // cannot race with `close`.
+        if state.sampler.sample() {
+            self.sink.emit(&TraceEvent {
+                kind: Some(TraceKind::Probe),
+                at_ms: now,
+                biz: Some(biz.to_string()),
+                protocol: Some(protocol.as_str()),
+                line: Some(line.to_string()),
+                outcome: Some(outcome.as_str()),
+                status,
+                total_ms: Some(cost),
+                ..TraceEvent::default()
+            });
+        }
+    }
+
+    /// Every `revive_interval_ms`, business lines with an open, half-open or faulted line
+    /// (its last outcome was a line fault) get a detect (subject to the usual rules), so a
+    /// recovered line can come back.
+    pub(super) fn schedule_revive(self: &Arc<Self>) {
+        let interval = self
+            .state
+            .load()
+            .topology
+            .config
+            .thresholds
+            .revive_interval_ms;
+        let weak = Arc::downgrade(self);
+        self.runtime.schedule_in(
+            interval,
+            Box::new(move || {
+                let Some(inner) = weak.upgrade() else { return };
+                let now = inner.clock.now_ms();
+                let state = inner.state.load();
+                let needing: Vec<Arc<str>> = state
+                    .topology
+                    .biz
+                    .iter()
+                    .filter(|b| {
+                        [Protocol::Http, Protocol::Ws].iter().any(|p| {
+                            b.pool(*p).is_some_and(|pool| {
+                                pool.lock().lines().iter().any(|l| {
+                                    l.breaker.state(now) != crate::line::BreakerState::Closed
+                                        || l.consecutive_faults > 0
+                                })
+                            })
+                        })
+                    })
+                    .map(|b| b.name.clone())
+                    .collect();
+                for b in &needing {
+                    inner.trigger(b, Trigger::Revive);
+                }
+                Inner::schedule_revive(&inner);
+            }),
+        );
+    }
+}
+
+/// The probe URL of a line: its own origin (never routed), HTTP family, plus the path.
+fn probe_url(endpoint: &crate::line::Endpoint, path: &str) -> String {
+    let scheme = if endpoint.scheme.is_cleartext() {
+        "http"
+    } else {
+        "https"
+    };
+    let origin: &str = &endpoint.origin;
+    let authority = origin.split_once("://").map_or(origin, |(_, a)| a);
+    format!("{scheme}://{authority}{path}")
+}
