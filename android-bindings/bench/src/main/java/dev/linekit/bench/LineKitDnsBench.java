@@ -74,19 +74,19 @@ public class LineKitDnsBench {
         + "\"hosts\":[\"*.linekit.test\"],\"min_ttl_s\":3600,\"max_ttl_s\":3600}}";
   }
 
-  /** Looks up until the answer comes from HTTPDNS (47.118.x.x), at most 10 s. */
-  static void warm(Dns dns) throws Exception {
+  /** Looks up until the answer comes from HTTPDNS (has 47.118.x.x; v6 comes first), at most 10 s. */
+  static void warm(Dns dns, LineKit kit) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (System.nanoTime() < deadline) {
       try {
         List<InetAddress> a = dns.lookup(HOST);
-        if (!a.isEmpty() && a.get(0).getHostAddress().startsWith("47.118.")) return;
+        if (a.stream().anyMatch(x -> x.getHostAddress().startsWith("47.118."))) return;
       } catch (IOException ignored) {
         // system DNS for a .test name: expected until the record arrives
       }
       Thread.sleep(20);
     }
-    throw new IllegalStateException("no HTTPDNS record for " + HOST + " within 10 s");
+    throw new IllegalStateException("no HTTPDNS record for " + HOST + " within 10 s: " + kit.state());
   }
 
   @Setup(Level.Trial)
@@ -110,8 +110,8 @@ public class LineKitDnsBench {
     uniffi.onNetworkChanged(100L, true, false, LineKit.PrivateDnsMode.OFF, false, "wifi");
     jniDns = dnsFor(jni);
     uniffiDns = dnsFor(uniffi);
-    warm(jniDns);
-    warm(uniffiDns);
+    warm(jniDns, jni);
+    warm(uniffiDns, uniffi);
   }
 
   @TearDown(Level.Trial)
