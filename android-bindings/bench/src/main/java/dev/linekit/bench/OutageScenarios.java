@@ -23,8 +23,10 @@ import okhttp3.Response;
  * <ul>
  *   <li>{@code fixed}: always the primary;</li>
  *   <li>{@code static_list}: {@link StaticListFailover}, N = 3, cooldown 5 s;</li>
- *   <li>{@code linekit}: OkHttp + Linekit (breaker threshold 3, open cooldown 5 s,
- *       max_retries 1, window 20 s so the run stays short).</li>
+ *   <li>{@code linekit}: OkHttp + Linekit with its default OkHttp probe transport (breaker
+ *       threshold 3, open cooldown 5 s, revive probes every 5 s with 1 s jitter, detect
+ *       cooldown 5 s, max_retries 1, window 20 s: production defaults are minutes, shortened
+ *       so the run stays short; switch interval stays at its 10 s default).</li>
  * </ul>
  *
  * Reports per strategy and phase: user requests, failed ones, p50/p99 latency, attempts
@@ -101,7 +103,8 @@ public final class OutageScenarios {
 
     String config = "{\"version\":1,\"allow_cleartext\":true,\"trace\":{\"sample_rate\":0.0},"
         + "\"thresholds\":{\"timeout_ms\":1000,\"failure_threshold\":3,\"open_cooldown_ms\":5000,"
-        + "\"detect_cooldown_ms\":5000,\"window_ms\":20000,\"max_retries\":1},"
+        + "\"detect_cooldown_ms\":5000,\"revive_interval_ms\":5000,\"detect_jitter_ms\":1000,"
+        + "\"window_ms\":20000,\"max_retries\":1},"
         + "\"biz_lines\":{\"spot\":{\"match\":[\"api.linekit.test\"],\"detect_path\":\"" + FaultyLine.PROBE_PATH + "\",\"http\":["
         + "{\"id\":\"p\",\"url\":\"" + p.origin() + "\",\"priority\":0},"
         + "{\"id\":\"b\",\"url\":\"" + b.origin() + "\",\"priority\":1},"

@@ -105,6 +105,11 @@ public final class RequestOverhead {
     byte[] body = "{\"symbol\":\"BTC\",\"price\":\"97000.1\"}".getBytes(StandardCharsets.UTF_8);
     server.createContext("/", exchange -> {
       exchange.getRequestBody().readAllBytes();
+      if ("HEAD".equals(exchange.getRequestMethod())) { // Linekit's start-up probe
+        exchange.sendResponseHeaders(200, -1);
+        exchange.close();
+        return;
+      }
       exchange.sendResponseHeaders(200, body.length);
       try (OutputStream o = exchange.getResponseBody()) {
         o.write(body);
