@@ -26,7 +26,9 @@ import okhttp3.Response;
  *   <li>{@code linekit}: OkHttp + Linekit with its default OkHttp probe transport (breaker
  *       threshold 3, open cooldown 5 s, revive probes every 5 s with 1 s jitter, detect
  *       cooldown 5 s, max_retries 1, window 20 s: production defaults are minutes, shortened
- *       so the run stays short; switch interval stays at its 10 s default).</li>
+ *       so the run stays short; switch interval stays at its 10 s default). The primary is
+ *       the preferred line (weight 100 vs 50), as in a real deployment: with equal weights
+ *       Linekit keeps traffic on the healthy backup (sticky by design) and never returns.</li>
  * </ul>
  *
  * Reports per strategy and phase: user requests, failed ones, p50/p99 latency, attempts
@@ -106,9 +108,9 @@ public final class OutageScenarios {
         + "\"detect_cooldown_ms\":5000,\"revive_interval_ms\":5000,\"detect_jitter_ms\":1000,"
         + "\"window_ms\":20000,\"max_retries\":1},"
         + "\"biz_lines\":{\"spot\":{\"match\":[\"api.linekit.test\"],\"detect_path\":\"" + FaultyLine.PROBE_PATH + "\",\"http\":["
-        + "{\"id\":\"p\",\"url\":\"" + p.origin() + "\",\"priority\":0},"
-        + "{\"id\":\"b\",\"url\":\"" + b.origin() + "\",\"priority\":1},"
-        + "{\"id\":\"c\",\"url\":\"" + c.origin() + "\",\"priority\":2}]}}}";
+        + "{\"id\":\"p\",\"url\":\"" + p.origin() + "\",\"priority\":0,\"weight\":100},"
+        + "{\"id\":\"b\",\"url\":\"" + b.origin() + "\",\"priority\":1,\"weight\":50},"
+        + "{\"id\":\"c\",\"url\":\"" + c.origin() + "\",\"priority\":2,\"weight\":50}]}}}";
     LineKit kit = new LineKit.Builder().configJson(config).build();
 
     List<Strategy> strategies = List.of(
@@ -196,6 +198,7 @@ public final class OutageScenarios {
       pr.put("b", b.probeCount() - before[1]);
       pr.put("c", c.probeCount() - before[2]);
       probesByPhase.add(pr);
+      System.err.println("end of " + ph.name + ": " + kit.state());
     }
     for (Thread th : users) th.join();
 
