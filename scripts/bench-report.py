@@ -73,6 +73,15 @@ def jmh_table(jmh):
     return rows
 
 
+def fmt(v):
+    """A table cell: '—' for none, numbers without noise digits."""
+    if v is None:
+        return "—"
+    if isinstance(v, float):
+        return f"{v:.0f}" if abs(v) >= 100 else f"{v:.2f}".rstrip("0").rstrip(".")
+    return str(v)
+
+
 def ratio(a, b):
     if a is None or b is None or b == 0:
         return None
@@ -178,7 +187,7 @@ def main():
     md += ["", "## JMH (SampleTime; mean, p50, p99, p99.9)", "",
            "| benchmark | unit | mean | p50 | p99 | p99.9 |", "|---|---|---|---|---|---|"]
     for k, v in sorted(jmh.items()):
-        md.append(f"| {k} | {v['unit']} | {v['mean']:.1f} | {v['p50']} | {v['p99']} | {v['p999']} |")
+        md.append(f"| {k} | {v['unit']} | {fmt(v['mean'])} | {fmt(v['p50'])} | {fmt(v['p99'])} | {fmt(v['p999'])} |")
     md += ["", "Ratios (p50, same run): " + ", ".join(f"{k} = {v}" for k, v in ratios.items()), ""]
     if overhead:
         md += ["## Per-request overhead (loopback GET, keep-alive, interleaved blocks)", "",
@@ -207,8 +216,8 @@ def main():
         md += ["", "| strategy | failed total | move away ms | failed primary attempts before move | return ms | primary share last 5 s |",
                "|---|---|---|---|---|---|"]
         for name, s in outage["strategies"].items():
-            md.append(f"| {name} | {s['failed_total']} | {s['move_away_ms']} | {s['failed_primary_attempts_before_move']} | "
-                      f"{s['return_ms']} | {s['primary_share_last_5s']} |")
+            md.append(f"| {name} | {s['failed_total']} | {fmt(s['move_away_ms'])} | {fmt(s['failed_primary_attempts_before_move'])} | "
+                      f"{fmt(s['return_ms'])} | {fmt(s['primary_share_last_5s'])} |")
         md += ["", "Probe requests received (Linekit's detect path), by phase: "
                + json.dumps(outage["linekit_probes_by_phase"]), ""]
     if tail:
