@@ -62,6 +62,63 @@ jvm_native_flags() {
   echo "-Djna.library.path=$NATIVE_DIR -Djava.library.path=$NATIVE_DIR"
 }
 
+# `./build.sh bench [JMH args]`: every benchmark of BENCHMARKS.md, raw outputs in
+# bench/results/raw/, summary in bench/results/latest.{json,md}. Takes ~15 minutes.
+bench_all() {
+  local raw="$ROOT/bench/results/raw"
+  rm -rf "$raw"
+  mkdir -p "$raw"
+  bindings
+  echo "== footprint: stripped liblinekit.so (release, host), with and without doh-wire"
+  local so_tmp
+  so_tmp=$(mktemp -d)
+  cargo build --release -p linekit-android --lib --features doh-wire
+  cp target/release/liblinekit.so "$so_tmp/doh.so"
+  # Measure the optimised library (same API, so the same generated bindings).
+  cargo build --release -p linekit-android --lib
+  cp target/release/liblinekit.so "$so_tmp/default.so"
+  strip "$so_tmp/doh.so" "$so_tmp/default.so"
+  local s_default s_doh
+  s_default=$(stat -c %s "$so_tmp/default.so")
+  s_doh=$(stat -c %s "$so_tmp/doh.so")
+  echo "{\"target\":\"$(rustc -vV | sed -n 's/^host: //p')\",\"default_bytes\":$s_default,\"doh_wire_bytes\":$s_doh,\"doh_wire_added_bytes\":$((s_doh - s_default))}" | tee "$raw/so_size.json"
+  rm -rf "$so_tmp"
+  NATIVE_DIR="$ROOT/target/release"
+
+  echo "== Rust: fleet simulation, lookup tail latency, footprint"
+  cargo bench -p linekit-core --bench fleet 2>/dev/null | tee "$raw/fleet.json"
+  cargo bench -p linekit-core --bench tail 2>/dev/null | tee "$raw/tail.json"
+  cargo bench -p linekit-core --bench footprint 2>/dev/null | tee "$raw/footprint.json"
+
+  # The local Maven repository may be shared with other checkouts: install right before
+  # resolving, and put this checkout's compiled library first on the classpath.
+  install_library
+  local cp
+  cp="$ROOT/android-bindings/target/classes:$(module_classpath android-bindings/bench/pom.xml)"
+  # LineKitDns ships with the Kotlin Dns work; measure its lookup only when it is there.
+  local benches="HotPathBench|InterceptorOverheadBench"
+  if [ -f "$ROOT/android-bindings/target/classes/dev/linekit/LineKitDns.class" ]; then
+    benches="$benches|LineKitDnsBench"
+  else
+    echo "build.sh bench: dev.linekit.LineKitDns is not in the library: the JVM lookup is not measured" >&2
+  fi
+  if [ $# -eq 0 ]; then set -- -f 3 -wi 5 -i 5 -w 1s -r 1s "$benches"; fi
+  echo "== JMH $*"
+  # shellcheck disable=SC2046
+  java $(jvm_native_flags) -cp "$cp" org.openjdk.jmh.Main -rf json -rff "$raw/jmh.json" "$@"
+  echo "== per-request overhead (loopback, 1 and 8 callers, interleaved)"
+  # shellcheck disable=SC2046
+  java $(jvm_native_flags) -cp "$cp" dev.linekit.bench.RequestOverhead "$raw/request_overhead.json"
+  echo "== outage scenarios (~1 minute)"
+  # shellcheck disable=SC2046
+  java $(jvm_native_flags) -cp "$cp" dev.linekit.bench.OutageScenarios "$raw/outage.json"
+  echo "== JVM start-up (fresh JVM)"
+  # shellcheck disable=SC2046
+  java $(jvm_native_flags) -cp "$cp" dev.linekit.bench.StartupTime "$raw/startup_jvm.json"
+  echo "== summary"
+  python3 scripts/bench-report.py "$raw" "$ROOT/bench/results"
+}
+
 cmd=${1:-}
 case "$cmd" in
   test)
@@ -75,21 +132,8 @@ case "$cmd" in
   bench)
     need java
     need mvn
-    bindings
-    install_library
-    # Measure the optimised library (same API, so the same generated bindings).
-    echo "== cargo build --release -p linekit-android"
-    cargo build --release -p linekit-android --lib
-    NATIVE_DIR="$ROOT/target/release"
-    cp=$(module_classpath android-bindings/bench/pom.xml)
-    # Arguments after `bench` go to JMH (e.g. `./build.sh bench -f 1 RouteBench`).
-    shift
-    if [ $# -eq 0 ]; then set -- -f 3 -wi 5 -i 5 -w 1s -r 1s; fi
-    # shellcheck disable=SC2046
-    java $(jvm_native_flags) -cp "$cp" org.openjdk.jmh.Main "$@"
-    echo "== interleaved loopback check (hand harness)"
-    # shellcheck disable=SC2046
-    java $(jvm_native_flags) -cp "$cp" dev.linekit.bench.InterleavedLoopback
+    need python3
+    bench_all "${@:2}"
     ;;
   demo)
     need java
