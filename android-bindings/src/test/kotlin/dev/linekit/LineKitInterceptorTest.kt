@@ -42,6 +42,22 @@ class LineKitInterceptorTest {
     }
 
     @BothPaths
+    fun `a converged host gets the unified line and its path prefix`(fastPath: Boolean) {
+        val config = """
+            {"version":1,"allow_cleartext":true,
+             "biz_lines":{"cdn":{"http":[{"id":"a","url":"${a.origin}"}]}},
+             "merge_hosts":[{"host":"image.linekit.test","biz":"cdn","path_prefix":"/image","rate":1.0}]}
+        """.trimIndent()
+        val client = client(kit(fastPath, config))
+        val request = Request.Builder().url("http://image.linekit.test/a%2Fb/c.png?w=1&q=a+b").build()
+        client.newCall(request).execute().use { response ->
+            assertEquals(200, response.code)
+            assertEquals("merged", response.request.tag(RouteTag::class)!!.reason)
+        }
+        assertEquals("/image/a%2Fb/c.png?w=1&q=a+b", a.received.last().target)
+    }
+
+    @BothPaths
     fun `rewritten requests keep path, query, method, body and headers byte for byte`(fastPath: Boolean) {
         val kit = kit(fastPath)
         assertEquals(fastPath, kit.usesFastPath)
