@@ -140,46 +140,9 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
         internal fun rewrite(base: Request, decision: RouteDecision, tag: RouteTag): Request {
             val b = base.newBuilder().tag(RouteTag::class, tag)
             if (decision.url != base.url.toString()) {
-                // Only a converged host changes the path (a prefix); every other rewrite keeps
-                // the request's path, query and fragment, so only the origin needs parsing.
-                val url = if (decision.reason == MERGED) null else onOrigin(decision.url, base.url)
-                (url ?: httpUrlOf(decision.url))?.let { b.url(it) }
+                httpUrlOf(decision.url)?.let { b.url(it) }
             }
             return b.build()
-        }
-
-        private const val MERGED = "merged"
-
-        /** Line origins parsed once: host canonicalisation (IDN) is the dearest part of parsing. */
-        private val origins = java.util.concurrent.ConcurrentHashMap<String, okhttp3.HttpUrl>()
-
-        /** Bound on [origins]: a handful of lines per app, plus fixed hosts. */
-        private const val MAX_ORIGINS = 256
-
-        /**
-         * [finalUrl]'s origin (`scheme://host[:port]`, parsed once and cached) with [base]'s
-         * encoded path, query and fragment, which the engine copied unchanged.
-         */
-        internal fun onOrigin(finalUrl: String, base: okhttp3.HttpUrl): okhttp3.HttpUrl? {
-            val authority = finalUrl.indexOf("://")
-            if (authority < 0) return null
-            var end = finalUrl.length
-            for (i in authority + 3 until finalUrl.length) {
-                val c = finalUrl[i]
-                if (c == '/' || c == '?' || c == '#') {
-                    end = i
-                    break
-                }
-            }
-            val origin = finalUrl.substring(0, end)
-            val parsed = origins[origin] ?: (httpUrlOf(origin) ?: return null).also {
-                if (origins.size < MAX_ORIGINS) origins[origin] = it
-            }
-            return parsed.newBuilder()
-                .encodedPath(base.encodedPath)
-                .encodedQuery(base.encodedQuery)
-                .encodedFragment(base.encodedFragment)
-                .build()
         }
 
         /**
