@@ -1,17 +1,11 @@
 //! Host patterns: `api.example.com` (exact) or `*.example.com` (any subdomain, not the
 //! apex), compared ASCII case-insensitively with a trailing dot ignored.
 //!
-//! Used for business-line `match` lists, `httpdns.hosts` and `httpdns.allow_private`.
-//! [`HostPatterns`] maps patterns to values; an exact pattern beats a suffix, and a longer
+//! Used for business-line `match` lists (validation of the patterns themselves lives in
+//! the config rules). [`HostPatterns`] maps patterns to values; an exact pattern beats a suffix, and a longer
 //! suffix beats a shorter one, so `*.img.example.com` can override `*.example.com`.
 
 use std::collections::HashMap;
-
-/// Whether `pattern` is a valid exact host or `*.suffix` pattern.
-pub fn is_valid_pattern(pattern: &str) -> bool {
-    let body = pattern.strip_prefix("*.").unwrap_or(pattern);
-    crate::line::endpoint::is_valid_hostname(body)
-}
 
 /// A set of host patterns, each mapped to a value of type `T`.
 #[derive(Debug, Clone)]
@@ -99,14 +93,5 @@ mod tests {
         assert_eq!(p.get("example.com"), None);
         assert_eq!(p.get("badexample.com"), None);
         assert!(HostPatterns::<u8>::default().is_empty());
-    }
-
-    #[test]
-    fn pattern_validation() {
-        assert!(is_valid_pattern("*.example.com"));
-        assert!(is_valid_pattern("api.example.com"));
-        assert!(!is_valid_pattern("*example.com"));
-        assert!(!is_valid_pattern("a.*.com"));
-        assert!(!is_valid_pattern(""));
     }
 }
