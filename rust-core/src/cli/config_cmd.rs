@@ -16,7 +16,6 @@ use crate::config::{open, parse_config, parse_key_hex, seal, Config};
 use crate::error::{Error, FieldError};
 use serde_json::json;
 use std::io::{Read, Write};
-use std::path::Path;
 
 /// Largest input file read, in bytes. Bigger than the config limit on purpose, so that
 /// `check` can report an oversized config as a config error with its size.
@@ -80,29 +79,6 @@ fn usage(err: &mut dyn Write) -> i32 {
     2
 }
 
-/// Reads FILE (or stdin for `-`) up to [`MAX_INPUT_BYTES`].
-fn read_input(file: &str, input: &mut dyn Read) -> Result<Vec<u8>, String> {
-    if file == "-" {
-        let mut buf = Vec::new();
-        input
-            .take(MAX_INPUT_BYTES as u64 + 1)
-            .read_to_end(&mut buf)
-            .map_err(|e| format!("cannot read stdin: {e}"))?;
-        if buf.len() > MAX_INPUT_BYTES {
-            return Err(format!("stdin is larger than {MAX_INPUT_BYTES} bytes"));
-        }
-        return Ok(buf);
-    }
-    match crate::store::read_limited(Path::new(file), MAX_INPUT_BYTES) {
-        Ok(Some(bytes)) => Ok(bytes),
-        Ok(None) => Err(format!("cannot read {file}: no such file")),
-        Err(e) => Err(match e {
-            Error::Store(why) => why,
-            other => other.to_string(),
-        }),
-    }
-}
-
 /// Parses config bytes; non-UTF-8 input is a config error at the document path.
 fn parse_bytes(bytes: Vec<u8>) -> Result<(String, Config), Error> {
     let text = String::from_utf8(bytes).map_err(|e| {
@@ -159,7 +135,7 @@ fn report(e: Error, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
 }
 
 fn check(file: &str, input: &mut dyn Read, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let bytes = match read_input(file, input) {
+    let bytes = match super::read_bytes(file, input, MAX_INPUT_BYTES) {
         Ok(b) => b,
         Err(why) => return fail(err, &why),
     };
@@ -193,7 +169,7 @@ fn seal_cmd(
         Ok(k) => k,
         Err(e) => return fail(err, &e.to_string()),
     };
-    let bytes = match read_input(file, input) {
+    let bytes = match super::read_bytes(file, input, MAX_INPUT_BYTES) {
         Ok(b) => b,
         Err(why) => return fail(err, &why),
     };
@@ -221,7 +197,7 @@ fn open_cmd(
         Ok(k) => k,
         Err(e) => return fail(err, &e.to_string()),
     };
-    let bytes = match read_input(file, input) {
+    let bytes = match super::read_bytes(file, input, MAX_INPUT_BYTES) {
         Ok(b) => b,
         Err(why) => return fail(err, &why),
     };

@@ -45,17 +45,23 @@ pub fn read_text(file: &str, input: &mut dyn Read, limit: usize) -> Result<Strin
 
 /// Reads a file (or standard input for `-`), refusing more than `limit` bytes.
 pub fn read_bytes(file: &str, input: &mut dyn Read, limit: usize) -> Result<Vec<u8>, String> {
-    let mut buf = Vec::new();
-    let read = if file == "-" {
-        input.take(limit as u64 + 1).read_to_end(&mut buf)
-    } else {
-        std::fs::File::open(file).and_then(|f| f.take(limit as u64 + 1).read_to_end(&mut buf))
-    };
-    read.map_err(|e| format!("{file}: {e}"))?;
-    if buf.len() > limit {
-        return Err(format!("{file}: larger than {limit} bytes"));
+    if file == "-" {
+        let mut buf = Vec::new();
+        input
+            .take(limit as u64 + 1)
+            .read_to_end(&mut buf)
+            .map_err(|e| format!("cannot read stdin: {e}"))?;
+        if buf.len() > limit {
+            return Err(format!("stdin is larger than {limit} bytes"));
+        }
+        return Ok(buf);
     }
-    Ok(buf)
+    match crate::store::read_limited(std::path::Path::new(file), limit) {
+        Ok(Some(bytes)) => Ok(bytes),
+        Ok(None) => Err(format!("cannot read {file}: no such file")),
+        Err(crate::Error::Store(why)) => Err(why),
+        Err(other) => Err(other.to_string()),
+    }
 }
 
 /// Writes `{"error": msg}` to `err` and returns exit code 1.
