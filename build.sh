@@ -9,7 +9,8 @@ need() { command -v "$1" >/dev/null 2>&1 || { echo "build.sh: '$1' is required b
 # Quiet, non-interactive Maven that works on a fresh machine with only Maven Central.
 MVN_FLAGS=(-B -ntp -q)
 NATIVE_DIR="$ROOT/target/debug"
-GENERATED_DIR="$ROOT/android-bindings/target/generated-kotlin"
+KOTLIN_LIB="android-bindings/android"
+GENERATED_DIR="$ROOT/$KOTLIN_LIB/target/generated-kotlin"
 
 rust_tests() {
   need cargo
@@ -39,14 +40,14 @@ jvm_tests() {
   echo "== mvn verify (Kotlin library + OkHttp/MockWebServer tests through liblinekit.so)"
   # Not -q: Surefire's "Tests run: N, Failures: 0" summary should show in CI logs.
   # install (= verify + copy to ~/.m2): the Robolectric module below depends on the jar.
-  mvn -B -ntp -f android-bindings/pom.xml install -Dlinekit.native.dir="$NATIVE_DIR"
+  mvn -B -ntp -f "$KOTLIN_LIB/pom.xml" install -Dlinekit.native.dir="$NATIVE_DIR"
   echo "== mvn verify (Android-only Kotlin vs the android-all framework jar, Robolectric tests)"
-  mvn -B -ntp -f android-bindings/android-tests/pom.xml verify -Dlinekit.native.dir="$NATIVE_DIR"
+  mvn -B -ntp -f "$KOTLIN_LIB/robolectric/pom.xml" verify -Dlinekit.native.dir="$NATIVE_DIR"
 }
 
 # Installs dev.linekit:linekit-android into the local Maven repository for the demo/bench.
 install_library() {
-  mvn "${MVN_FLAGS[@]}" -f android-bindings/pom.xml install -DskipTests -Dlinekit.native.dir="$NATIVE_DIR"
+  mvn "${MVN_FLAGS[@]}" -f "$KOTLIN_LIB/pom.xml" install -DskipTests -Dlinekit.native.dir="$NATIVE_DIR"
 }
 
 # Prints the runtime classpath of a Maven module (built first).
@@ -94,10 +95,10 @@ bench_all() {
   # resolving, and put this checkout's compiled library first on the classpath.
   install_library
   local cp
-  cp="$ROOT/android-bindings/target/classes:$(module_classpath android-bindings/bench/pom.xml)"
+  cp="$ROOT/$KOTLIN_LIB/target/classes:$(module_classpath bench/jvm/pom.xml)"
   # LineKitDns ships with the Kotlin Dns work; measure its lookup only when it is there.
   local benches="HotPathBench|InterceptorOverheadBench"
-  if [ -f "$ROOT/android-bindings/target/classes/dev/linekit/LineKitDns.class" ]; then
+  if [ -f "$ROOT/$KOTLIN_LIB/target/classes/dev/linekit/LineKitDns.class" ]; then
     benches="$benches|LineKitDnsBench"
   else
     echo "build.sh bench: dev.linekit.LineKitDns is not in the library: the JVM lookup is not measured" >&2

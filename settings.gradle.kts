@@ -16,4 +16,6 @@ dependencyResolutionManagement {
 }
 rootProject.name = "linekit"
 include(":android-bindings")
+// The Kotlin library lives beside its Rust crate: android-bindings/src is Rust, android-bindings/android the Android library.
+project(":android-bindings").projectDir = file("android-bindings/android")
 include(":kotlin-sample")

@@ -1,6 +1,6 @@
-// Android sample app (Gradle only; never run on the Linekit CI machines). The JVM demo in
-// src/main/kotlin is built by kotlin-sample/pom.xml (`./build.sh demo`); this app uses
-// src/androidMain and src/androidTest so Maven never sees Android code.
+// Android sample app (Gradle only; never run on the Linekit CI machines): src/main and
+// src/androidTest, the conventional source sets. The JVM demo in src/jvmDemo/kotlin is built
+// by kotlin-sample/pom.xml (`./build.sh demo`) and is in no Android source set.
 import org.jetbrains.kotlin.gradle.dsl.JvmTarget
 
 plugins {
@@ -18,16 +18,6 @@ android {
         versionCode = 1
         versionName = "0.1.0"
         testInstrumentationRunner = "androidx.test.runner.AndroidJUnitRunner"
-    }
-    sourceSets {
-        getByName("main") {
-            manifest.srcFile("src/androidMain/AndroidManifest.xml")
-            java.srcDirs("src/androidMain/kotlin")
-            assets.srcDirs("src/androidMain/assets")
-        }
-        getByName("androidTest") {
-            java.srcDirs("src/androidTest/kotlin")
-        }
     }
     buildTypes {
         release {

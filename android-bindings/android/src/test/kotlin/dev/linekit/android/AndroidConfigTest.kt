@@ -23,7 +23,7 @@ class AndroidConfigTest {
     private val app: Application = RuntimeEnvironment.getApplication()
 
     /**
-     * A context whose `getAssets()` serves src/robolectric/assets, packaged by the build into
+     * A context whose `getAssets()` serves src/test/assets, packaged by the build into
      * an asset-only zip (`linekit.test.assets`) and added with the framework's own
      * `AssetManager.addAssetPath` (hidden API, hence reflection; tests only).
      */
@@ -39,7 +39,7 @@ class AndroidConfigTest {
 
     @Test
     fun `the sealed config asset is opened with the app's key`() {
-        // src/robolectric/assets/linekit/config.sealed: `linekit config seal` of version 7.
+        // src/test/assets/linekit/config.sealed: `linekit config seal` of version 7.
         LineKit.Builder().sealedConfigAsset(context, SEALED_ASSET, SEALED_KEY).fastPath(false).build().use { kit ->
             val state = kit.state()
             assertTrue(state, state.contains("\"source\":\"sealed\""))

@@ -1,5 +1,5 @@
 // Android library (AAR) of Linekit. Not run on the Linekit CI machines (no Android SDK):
-// there, android-bindings/pom.xml and android-tests/pom.xml build the same sources on the
+// there, pom.xml and robolectric/pom.xml build the same sources on the
 // host JVM. `./build.sh android` builds the .so files with cargo-ndk first and passes their
 // directory as -Plinekit.jniLibs.
 import org.jetbrains.kotlin.gradle.dsl.JvmTarget
@@ -9,7 +9,8 @@ plugins {
     alias(libs.plugins.kotlin.android)
 }
 
-val repoRoot: File = rootProject.projectDir
+// The cargo workspace, relative to this module (so an app that includes the module works too).
+val repoRoot: File = projectDir.resolve("../..").canonicalFile
 val uniffiOut: Provider<Directory> = layout.buildDirectory.dir("generated/uniffi/kotlin")
 val jniLibsDir: String = (findProperty("linekit.jniLibs") as String?)
     ?: layout.buildDirectory.dir("jniLibs").get().asFile.path
@@ -35,9 +36,9 @@ val generateUniffiBindings by tasks.registering(Exec::class) {
     )
 }
 
-// The Robolectric asset test reads src/robolectric/assets as an asset-only zip (as in Maven).
+// The Robolectric asset test reads src/test/assets as an asset-only zip (as in Maven).
 val testAssetsZip by tasks.registering(Zip::class) {
-    from("src/robolectric/assets") { into("assets") }
+    from("src/test/assets") { into("assets") }
     archiveFileName.set("test-assets.zip")
     destinationDirectory.set(layout.buildDirectory.dir("robolectric"))
 }
@@ -52,14 +53,9 @@ android {
     }
     sourceSets {
         getByName("main") {
-            manifest.srcFile("src/android/AndroidManifest.xml")
-            // Shared Kotlin (also built by Maven) + Android-only Kotlin + generated bindings.
-            java.srcDirs("src/main/kotlin", "src/android/kotlin", uniffiOut)
+            // src/main/kotlin (also built by Maven) + the generated bindings.
+            java.srcDirs(uniffiOut)
             jniLibs.srcDirs(jniLibsDir)
-        }
-        getByName("test") {
-            // The Robolectric suite (same files Maven runs); assets for AndroidConfigTest.
-            java.srcDirs("src/robolectric/kotlin")
         }
     }
     compileOptions {
@@ -72,7 +68,7 @@ android {
             test.dependsOn(testAssetsZip)
             test.systemProperty("linekit.test.assets", testAssetsZip.get().archiveFile.get().asFile.path)
             test.systemProperty("linekit.consumer.rules", file("consumer-rules.pro").path)
-            test.systemProperty("linekit.jni.source", file("src/fast.rs").path)
+            test.systemProperty("linekit.jni.source", file("../src/fast.rs").path)
             // Robolectric loads the host .so, as the Maven build does.
             test.systemProperty("jna.library.path", repoRoot.resolve("target/debug").path)
             test.systemProperty("java.library.path", repoRoot.resolve("target/debug").path)

@@ -18,7 +18,7 @@ import java.util.jar.JarFile
  */
 class ConsumerRulesTest {
     private val rulesFile = file("linekit.consumer.rules", "consumer-rules.pro", "../consumer-rules.pro")
-    private val jniSource = file("linekit.jni.source", "src/fast.rs", "../src/fast.rs")
+    private val jniSource = file("linekit.jni.source", "../src/fast.rs", "../../src/fast.rs")
 
     /** Every class in the jars/directories of the library, its bindings, JNA and this module. */
     private val classes: Set<String> by lazy {
