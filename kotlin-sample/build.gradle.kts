@@ -1,11 +1,8 @@
-// Android sample app (Gradle only; never run on the Linekit CI machines): src/main and
-// src/androidTest, the conventional source sets. The JVM demo in src/jvmDemo/kotlin is built
-// by kotlin-sample/pom.xml (`./build.sh demo`) and is in no Android source set.
-import org.jetbrains.kotlin.gradle.dsl.JvmTarget
-
+// Android sample app (AGP 9.2, built-in Kotlin; never run on the Linekit CI machines): the
+// conventional source sets src/main and src/androidTest only. The JVM demo in src/jvmDemo is
+// built by kotlin-sample/pom.xml (`./build.sh demo`) and belongs to no Android source set.
 plugins {
     alias(libs.plugins.android.application)
-    alias(libs.plugins.kotlin.android)
 }
 
 android {
@@ -16,7 +13,7 @@ android {
         minSdk = libs.versions.minSdk.get().toInt()
         targetSdk = libs.versions.targetSdk.get().toInt()
         versionCode = 1
-        versionName = "0.1.0"
+        versionName = "1.0"
         testInstrumentationRunner = "androidx.test.runner.AndroidJUnitRunner"
     }
     buildTypes {
@@ -33,7 +30,9 @@ android {
 }
 
 kotlin {
-    compilerOptions { jvmTarget.set(JvmTarget.JVM_17) }
+    compilerOptions {
+        allWarningsAsErrors.set(true)
+    }
 }
 
 dependencies {
