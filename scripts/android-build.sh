@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# `./build.sh android`: liblinekit.so for the four Android ABIs (cargo-ndk, NDK r28+ for 16 KB
-# pages), then the AAR and the sample APK with Gradle. Checks its tools first and says exactly
-# what is missing (exit 1, no build started). Never run on the Linekit CI machines, which
-# have no Android SDK/NDK: see README "Android build status".
+# `./build.sh android`: the AAR (Gradle runs cargo-ndk for the four ABIs, NDK r28+ for 16 KB
+# pages) and the sample APKs, then the 16 KB alignment check of every .so. Checks its tools
+# first and says exactly what is missing (exit 1, no build started). Gradle links with the NDK
+# android.ndkVersion pins (AGP installs it into the SDK when missing). Never run on the Linekit
+# CI machines, which have no Android SDK/NDK: see README "Android build status".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-ABIS=(arm64-v8a armeabi-v7a x86_64 x86)
-JNILIBS="$ROOT/android-bindings/build/jniLibs"
 
 missing=()
 sdk=${ANDROID_HOME:-${ANDROID_SDK_ROOT:-}}
@@ -20,6 +19,7 @@ fi
 command -v cargo >/dev/null 2>&1 || missing+=("cargo: install Rust (rustup)")
 command -v cargo-ndk >/dev/null 2>&1 || missing+=("cargo-ndk: cargo install cargo-ndk")
 command -v java >/dev/null 2>&1 || missing+=("java 17+: needed by Gradle")
+command -v python3 >/dev/null 2>&1 || missing+=("python3: runs the 16 KB alignment check")
 if [ ${#missing[@]} -gt 0 ]; then
   echo "build.sh android: cannot build the Android artifacts; missing:" >&2
   printf '  - %s\n' "${missing[@]}" >&2
@@ -38,31 +38,15 @@ export ANDROID_NDK_HOME="$ndk"
 echo "== rustup targets"
 rustup target add aarch64-linux-android armv7-linux-androideabi x86_64-linux-android i686-linux-android
 
-echo "== cargo ndk (${ABIS[*]}) → $JNILIBS"
-rm -rf "$JNILIBS"
-ndk_args=()
-for abi in "${ABIS[@]}"; do ndk_args+=(-t "$abi"); done
-cargo ndk "${ndk_args[@]}" --platform 24 -o "$JNILIBS" build --release -p linekit-android --lib
-
-echo "== 16 KB page alignment (llvm-readelf: every LOAD segment aligned to 0x4000 or more)"
-readelf=$(ls "$ndk"/toolchains/llvm/prebuilt/*/bin/llvm-readelf | head -n 1)
-for abi in "${ABIS[@]}"; do
-  so="$JNILIBS/$abi/liblinekit.so"
-  bad=""
-  while read -r kind _ _ _ _ _ _ align; do
-    if [ "$kind" = LOAD ] && [ $((align)) -lt 16384 ]; then bad="$bad $align"; fi
-  done < <("$readelf" -lW "$so" | awk '$1 == "LOAD" { print $1, $2, $3, $4, $5, $6, $7, $NF }')
-  if [ -n "$bad" ]; then
-    echo "build.sh android: $so has LOAD segments aligned below 16 KB: $bad" >&2
-    exit 1
-  fi
-  echo "  $abi ok"
-done
-
-echo "== Gradle: AAR and sample APK"
-if [ -x ./gradlew ]; then gradle=./gradlew; elif command -v gradle >/dev/null 2>&1; then gradle=gradle; else
-  echo "build.sh android: no ./gradlew and no gradle on PATH (run 'gradle wrapper' once with Gradle 8.14+)" >&2
+echo "== Gradle: AAR (cargo-ndk for the four ABIs runs inside the build) and sample APKs"
+if [ ! -x ./gradlew ]; then
+  echo "build.sh android: ./gradlew is missing from this checkout" >&2
   exit 1
 fi
-"$gradle" :android-bindings:assembleRelease :kotlin-sample:assembleDebug -Plinekit.jniLibs="$JNILIBS"
-ls -l android-bindings/build/outputs/aar/*.aar kotlin-sample/build/outputs/apk/debug/*.apk
+./gradlew --no-daemon :android-bindings:assembleRelease :kotlin-sample:assembleRelease :kotlin-sample:assembleDebug
+
+aar=android-bindings/android/build/outputs/aar/android-bindings-release.aar
+apk=$(ls kotlin-sample/build/outputs/apk/release/*.apk | head -n 1)
+echo "== 16 KB page alignment of every .so (the AAR's liblinekit.so; the APK adds JNA's libjnidispatch.so)"
+python3 scripts/check_16k_alignment.py "$aar" "$apk"
+ls -l "$aar" "$apk" kotlin-sample/build/outputs/apk/debug/*.apk
