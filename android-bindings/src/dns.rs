@@ -146,6 +146,12 @@ impl NativeLineKit {
         Ok(self.engine()?.lookup(&host).into())
     }
 
+    /// The addresses to use for `host` on network `network` (`Network.getNetworkHandle()`
+    /// of a client bound to it): that network's own records, never the default network's.
+    pub fn lookup_on(&self, host: String, network: u64) -> Result<LookupResult, LineKitError> {
+        Ok(self.engine()?.lookup_on(&host, network).into())
+    }
+
     /// A connect to `ip` (4 or 16 bytes) for `host` failed; returns whether the address
     /// was quarantined.
     pub fn connect_failed(

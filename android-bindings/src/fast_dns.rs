@@ -1,6 +1,9 @@
 //! The JNI fast path for `LineKitDns`: `dev.linekit.internal.NativeDns.{lookup,
 //! connectFailed, connectSucceeded}`.
 //!
+//! `lookup` names the network whose records it reads (0: the default network), so a
+//! client bound to one `Network` never gets another network's addresses.
+//!
 //! `lookup` runs for every new connection OkHttp plans, so it skips UniFFI/JNA like
 //! `route` does. The answer is ONE `byte[]` — each address as a length byte (4 or 16)
 //! followed by its bytes, in connect order — or `null` when the core says `system` (the
@@ -41,14 +44,16 @@ fn read_ip(env: &JNIEnv<'_>, ip: &JByteArray<'_>) -> Result<IpAddr, Failure> {
     ip_from_bytes(&bytes[..n]).ok_or(Failure::Argument("linekit: an address has 4 or 16 bytes"))
 }
 
-/// `static native byte[] lookup(long handle, String host)`: packed addresses, or null
-/// for `system`.
+/// `static native byte[] lookup(long handle, String host, long network)`: packed
+/// addresses, or null for `system`. `network` is the `Network.getNetworkHandle()` of the
+/// client's bound network, whose own records are read; 0 means the default network.
 #[no_mangle]
 pub extern "system" fn Java_dev_linekit_internal_NativeDns_lookup<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
     handle: jlong,
     host: JString<'l>,
+    network: jlong,
 ) -> jbyteArray {
     guarded(&mut env, std::ptr::null_mut(), |env| {
         // SAFETY: the Kotlin wrapper keeps the handle live during the call.
@@ -57,7 +62,12 @@ pub extern "system" fn Java_dev_linekit_internal_NativeDns_lookup<'l>(
         let Some(h) = text(&h) else {
             return Err(Failure::Argument("linekit: host must not be null"));
         };
-        match pack_lookup(&engine.lookup(&h)) {
+        let answer = match network {
+            0 => engine.lookup(&h),
+            // A Java long carries the platform's unsigned 64-bit handle bit for bit.
+            n => engine.lookup_on(&h, n as u64),
+        };
+        match pack_lookup(&answer) {
             None => Ok(std::ptr::null_mut()),
             Some(packed) => Ok(env.byte_array_from_slice(&packed)?.into_raw()),
         }

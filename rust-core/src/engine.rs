@@ -488,6 +488,19 @@ impl LineKit {
         answer
     }
 
+    /// The addresses to use for `host` on network `handle` (a client bound to that
+    /// network): the current network's answer, refresh included, when `handle` is the
+    /// current one; otherwise that network's own unexpired records, or `system` (see
+    /// [`DnsCache::lookup_on`]). Never another network's records.
+    pub fn lookup_on(&self, host: &str, handle: u64) -> Lookup {
+        let now = self.inner.clock.now_ms();
+        let answer = self.inner.dns.lookup_on(host, handle, now);
+        if answer.refresh_due {
+            self.inner.request_refresh(host, now);
+        }
+        answer
+    }
+
     /// A connect to `ip` for `host` failed on the current network; attributable failures
     /// quarantine the address (never the last one of a record). Returns whether it did.
     pub fn connect_failed(&self, host: &str, ip: IpAddr, error: ConnectError) -> bool {

@@ -464,3 +464,31 @@ fn settings_update_drops_hosts_no_longer_listed() {
     assert_eq!((l.source, l.refresh_due), (Source::System, false));
     assert!(c.records().is_empty());
 }
+
+#[test]
+fn a_bound_network_reads_its_own_records_never_the_default_ones() {
+    let clock = ManualClock::new(1_000, 0);
+    let c = cache_at(&clock); // four addresses on network 100
+    c.set_network(net(200), None);
+    assert!(c
+        .insert(net(200), "ali", &answer(HOST, &["9.9.9.9"], 100), 2_000, 0)
+        .is_ok());
+    // The default (200) and a client bound to 100 each get their own network's answer.
+    assert_eq!(addrs(&c, HOST, 2_000), vec![ip("9.9.9.9")]);
+    let bound = c.lookup_on(HOST, 100, 2_000);
+    assert_eq!(bound.source, Source::HttpDns);
+    assert_eq!(bound.addrs.len(), 4);
+    assert!(!bound.addrs.contains(&ip("9.9.9.9")));
+    assert!(!bound.refresh_due, "queries run on the default network only");
+    // The current network through lookup_on is the plain lookup.
+    assert_eq!(c.lookup_on(HOST, 200, 2_000), c.lookup(HOST, 2_000));
+    // A network with no records, or with expired ones, goes to its own system resolver.
+    let unknown = c.lookup_on(HOST, 300, 2_000);
+    assert_eq!((unknown.source, unknown.refresh_due), (Source::System, false));
+    assert_eq!(c.lookup_on(HOST, 100, 200_000).source, Source::System);
+    // Quarantine of the bound network applies to its own answer.
+    c.set_network(net(100), None);
+    assert!(c.connect_failed(net(100), HOST, ip("1.1.1.1"), ConnectError::Refused, 2_100));
+    c.set_network(net(200), None);
+    assert!(!c.lookup_on(HOST, 100, 2_200).addrs.contains(&ip("1.1.1.1")));
+}

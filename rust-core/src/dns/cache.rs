@@ -288,6 +288,45 @@ impl DnsCache {
         }
     }
 
+    /// The addresses to use for `host` on network `handle`, which need not be the current
+    /// one: a client bound to a non-default network reads that network's own (parked)
+    /// records, never the default network's. For the current network this is
+    /// [`Self::lookup`]. A parked network never asks for a refresh (queries run on the
+    /// default network), and its answer falls back to [`Source::System`] when it has no
+    /// fresh record; the bypass policy is only known for the current network. Reading a
+    /// parked map takes the writer lock, which is never held across I/O.
+    pub fn lookup_on(&self, host: &str, handle: u64, now_ms: u64) -> Lookup {
+        if self.snap.load().network.handle() == handle {
+            return self.lookup(host, now_ms);
+        }
+        let mut buf = [0u8; MAX_HOST_LEN];
+        let Some(key) = lookup_key(host, &mut buf) else {
+            return self.system(false, None);
+        };
+        let hosts = {
+            let w = self.writer.lock();
+            match w.parked.iter().find(|(h, _)| *h == handle) {
+                Some((_, map)) => Arc::clone(map),
+                None => return self.system(false, None),
+            }
+        };
+        let entry = hosts.get(key);
+        let record = match entry.and_then(|e| e.record.as_ref()) {
+            Some(r) if r.is_fresh(now_ms) => r,
+            _ => return self.system(false, None),
+        };
+        let addrs = match entry.and_then(|e| e.quarantine.as_deref()) {
+            Some(q) if q.any_active(now_ms) => without_quarantined(&record.addrs, q, now_ms),
+            _ => Arc::clone(&record.addrs),
+        };
+        Lookup {
+            addrs,
+            source: Source::HttpDns,
+            refresh_due: false,
+            bypass: None,
+        }
+    }
+
     fn system(&self, refresh_due: bool, bypass: Option<HttpDnsBypass>) -> Lookup {
         Lookup {
             addrs: Arc::clone(&self.empty),

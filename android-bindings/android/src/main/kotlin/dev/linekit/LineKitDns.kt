@@ -18,13 +18,22 @@ import java.net.UnknownHostException
  * goes to [delegate], the platform resolver by default (on Android pass a resolver bound
  * to the same `Network`). It never returns an empty list.
  *
+ * A client bound to one network (Android's `Network.socketFactory`) passes that network's
+ * handle as [networkHandle]: its lookups read that network's own records (learned while it
+ * was the default network), never the default network's, and fall back to [delegate] (a
+ * resolver on the same network) when it has none.
+ *
  * @param lineKit the engine.
  * @param delegate the resolver used whenever the core says `system`.
+ * @param networkHandle `Network.getNetworkHandle()` of the client's network; 0 (the
+ *   default) follows the default network.
  */
 class LineKitDns @JvmOverloads constructor(
     private val lineKit: LineKit,
     /** The resolver used when the core has no HTTPDNS answer (`system`). */
     val delegate: Dns = Dns.SYSTEM,
+    /** The network whose records are read; 0 = the default network. */
+    val networkHandle: Long = 0L,
 ) : Dns {
     /**
      * The addresses for [hostname].
@@ -33,11 +42,12 @@ class LineKitDns @JvmOverloads constructor(
      */
     override fun lookup(hostname: String): List<InetAddress> {
         if (hostname.isBlank()) throw UnknownHostException("linekit: blank host name")
-        lineKit.resolver.lookup(hostname)?.let { return it }
+        lineKit.resolver.lookup(hostname, networkHandle)?.let { return it }
         val answer = delegate.lookup(hostname)
         if (answer.isEmpty()) throw UnknownHostException("$delegate returned no addresses for $hostname")
         return answer
     }
 
-    override fun toString(): String = "LineKitDns(delegate=$delegate)"
+    override fun toString(): String =
+        if (networkHandle == 0L) "LineKitDns(delegate=$delegate)" else "LineKitDns(network=$networkHandle, delegate=$delegate)"
 }

@@ -2,6 +2,7 @@ package dev.linekit.android
 
 import android.net.Network
 import dev.linekit.LineKit
+import dev.linekit.LineKitDns
 import dev.linekit.lineKit
 import okhttp3.Dns
 import okhttp3.OkHttpClient
@@ -42,8 +43,9 @@ class NetworkDns(
  * An OkHttp client whose connections all use [network]: its `SocketFactory` binds sockets
  * to the network and its system DNS resolves on it ([NetworkDns]), as the platform requires
  * (a bound socket with default-network DNS may connect to an address of another network).
- * Linekit is installed with [lineKit] with [NetworkDns] as its delegate, so whenever the
- * core has no HTTPDNS answer the lookup still resolves on that network.
+ * Linekit is installed with [lineKit]; its `Dns` reads the HTTPDNS records of [network]
+ * itself (never the default network's) and falls back to [NetworkDns], so whenever the core
+ * has no answer for that network the lookup still resolves on it.
  *
  * @param builder a builder carrying the app's own settings (timeouts, interceptors, ...).
  */
@@ -52,4 +54,5 @@ fun LineKit.clientFor(network: Network, builder: OkHttpClient.Builder = OkHttpCl
     builder
         .socketFactory(network.socketFactory)
         .lineKit(this, delegateDns = NetworkDns(network))
+        .dns(LineKitDns(this, NetworkDns(network), network.networkHandle))
         .build()

@@ -12,11 +12,12 @@ internal object NativeDns {
     }
 
     /**
-     * The core's addresses for [host]: each as a length byte (4 or 16) followed by its
+     * The core's addresses for [host] on [network] (`Network.getNetworkHandle()` of a bound
+     * client; 0 = the default network): each as a length byte (4 or 16) followed by its
      * bytes, in connect order; `null` when the caller must use the system resolver.
      */
     @JvmStatic
-    external fun lookup(handle: Long, host: String): ByteArray?
+    external fun lookup(handle: Long, host: String, network: Long): ByteArray?
 
     /** A connect to [ip] for [host] failed with [error] (a [ConnectFailureKind] code); whether it was quarantined. */
     @JvmStatic

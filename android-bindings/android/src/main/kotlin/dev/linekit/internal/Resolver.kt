@@ -30,8 +30,12 @@ internal enum class ConnectFailureKind {
  * system resolver) and ignores connect results.
  */
 internal interface Resolver {
-    /** The core's addresses for [host] in connect order, or null: use the system resolver. */
-    fun lookup(host: String): List<InetAddress>?
+    /**
+     * The core's addresses for [host] in connect order, or null: use the system resolver.
+     * [network] is the handle of the network a bound client uses ([DEFAULT_NETWORK]: the
+     * default network); its own records are read, never another network's.
+     */
+    fun lookup(host: String, network: Long = DEFAULT_NETWORK): List<InetAddress>?
 
     /** A connect to [ip] for [host] failed; whether the address was quarantined. */
     fun connectFailed(host: String, ip: InetAddress, kind: ConnectFailureKind): Boolean
@@ -40,10 +44,13 @@ internal interface Resolver {
     fun connectSucceeded(host: String, ip: InetAddress)
 }
 
+/** The `network` of [Resolver.lookup] that means "the default network". */
+internal const val DEFAULT_NETWORK: Long = 0L
+
 /** [Resolver] over the JNI fast path. */
 internal class JniResolver(private val handle: NativeHandle) : Resolver {
-    override fun lookup(host: String): List<InetAddress>? {
-        val packed = handle.use { NativeDns.lookup(it, host) } ?: return null
+    override fun lookup(host: String, network: Long): List<InetAddress>? {
+        val packed = handle.use { NativeDns.lookup(it, host, network) } ?: return null
         return unpack(host, packed)
     }
 
@@ -72,8 +79,10 @@ internal class JniResolver(private val handle: NativeHandle) : Resolver {
 
 /** [Resolver] over the generated UniFFI bindings. */
 internal class UniffiResolver(private val native: NativeLineKit) : Resolver {
-    override fun lookup(host: String): List<InetAddress>? {
-        val r = closedAsNull { native.lookup(host) } ?: return null
+    override fun lookup(host: String, network: Long): List<InetAddress>? {
+        val r = closedAsNull {
+            if (network == DEFAULT_NETWORK) native.lookup(host) else native.lookupOn(host, network.toULong())
+        } ?: return null
         if (r.source == DnsSource.SYSTEM || r.addresses.isEmpty()) return null
         return r.addresses.map { InetAddress.getByAddress(host, it) }
     }
