@@ -8,96 +8,110 @@ import android.widget.Button
 import android.widget.LinearLayout
 import android.widget.ScrollView
 import android.widget.TextView
-import dev.linekit.LineKit
-import dev.linekit.android.LineKitAndroid
 import dev.linekit.android.NetworkSnapshot
-import dev.linekit.android.defaultStorage
-import dev.linekit.android.sealedConfigAsset
-import dev.linekit.lineKit
-import okhttp3.OkHttpClient
 import okhttp3.Request
+import org.json.JSONArray
 import org.json.JSONObject
-import java.util.ArrayDeque
+import java.util.concurrent.ExecutorService
 import java.util.concurrent.Executors
 
 /**
- * One screen: every business line's ranked lines (breaker state, latency) from
- * `lineKit.state()`, the current network as forwarded by [LineKitAndroid], the latest trace
- * events, and buttons that send a request or force a detect (a config re-offer).
+ * One screen over the process's engine ([SampleApp]): buttons to send a request and to
+ * detect (probe) every business line's lines, the current network, each pool's ranked lines
+ * (breaker state, window counts, latency) from `lineKit.state()`, and the last routing
+ * decisions. Nothing here owns the engine: rotating or leaving the screen keeps it.
  */
 class MainActivity : Activity() {
-    private val io = Executors.newSingleThreadExecutor()
+    private val app: SampleApp get() = application as SampleApp
     private val main = Handler(Looper.getMainLooper())
-    private val traces = ArrayDeque<String>()
-    private lateinit var lineKit: LineKit
-    private lateinit var monitor: LineKitAndroid
-    private lateinit var client: OkHttpClient
-    private lateinit var stateView: TextView
+    private lateinit var io: ExecutorService
     private lateinit var networkView: TextView
-    private lateinit var traceView: TextView
+    private lateinit var linesView: TextView
+    private lateinit var decisionsView: TextView
+    private val refreshEverySecond = object : Runnable {
+        override fun run() {
+            refresh()
+            main.postDelayed(this, 1_000)
+        }
+    }
 
     override fun onCreate(savedInstanceState: Bundle?) {
         super.onCreate(savedInstanceState)
-        lineKit = LineKit.Builder()
-            // The key ships in the app: sealing hides hosts from a casual look, nothing more.
-            .sealedConfigAsset(this, "linekit.sealed", ByteArray(32) { it.toByte() })
-            .defaultStorage(this)
-            .traceSink { json -> main.post { addTrace(json) } }
-            .build()
-        client = OkHttpClient.Builder().lineKit(lineKit).build()
-        monitor = LineKitAndroid.attach(this, lineKit, onNetwork = ::showNetwork)
-
+        io = Executors.newSingleThreadExecutor()
         val column = LinearLayout(this).apply { orientation = LinearLayout.VERTICAL }
         networkView = TextView(this)
-        stateView = TextView(this)
-        traceView = TextView(this)
+        linesView = TextView(this)
+        decisionsView = TextView(this)
         column.addView(Button(this).apply { text = "Send request"; setOnClickListener { send() } })
         column.addView(Button(this).apply { text = "Detect lines"; setOnClickListener { detect() } })
-        listOf(networkView, stateView, traceView).forEach(column::addView)
+        column.addView(networkView)
+        column.addView(TextView(this).apply { text = "Ranked lines" })
+        column.addView(linesView)
+        column.addView(TextView(this).apply { text = "Last decisions" })
+        column.addView(decisionsView)
         setContentView(ScrollView(this).apply { addView(column) })
-        showNetwork(monitor.network)
-        refresh()
+    }
+
+    override fun onStart() {
+        super.onStart()
+        main.post(refreshEverySecond)
+    }
+
+    override fun onStop() {
+        main.removeCallbacks(refreshEverySecond)
+        super.onStop()
     }
 
     private fun send() = io.execute {
-        val line = try {
-            client.newCall(Request.Builder().url("https://api.linekit.test/line/ping").build()).execute()
-                .use { "HTTP ${it.code} via ${it.request.url.host}" }
-        } catch (e: java.io.IOException) {
-            "failed: ${e.javaClass.simpleName}"
+        try {
+            app.client.newCall(Request.Builder().url("https://api.linekit.test/line/ping").build()).execute().close()
+        } catch (_: java.io.IOException) {
+            // The attempt (and its outcome) is in the decisions list.
         }
-        main.post { addTrace(line); refresh() }
-    }
-
-    /** Re-offering the config in force is refused (same version) but the state refreshes. */
-    private fun detect() = io.execute {
-        lineKit.setDowngrade(false)
         main.post(::refresh)
     }
 
-    private fun showNetwork(n: NetworkSnapshot) {
-        networkView.text = "Network: handle=${n.handle} validated=${n.validated} vpn=${n.vpn} " +
-            "privateDns=${n.privateDns} proxy=${n.proxy} transport=${n.transport ?: "?"}"
-    }
-
-    private fun refresh() {
-        val state = JSONObject(lineKit.state())
-        val pools = state.getJSONObject("pools")
-        stateView.text = buildString {
-            append("Config v${state.getLong("version")} (${state.getString("source")})\n")
-            for (key in pools.keys()) append("$key: ${pools.get(key)}\n")
+    /** Probes every business line now (single-flight and the probe budget still apply). */
+    private fun detect() = io.execute {
+        val pools = JSONObject(app.lineKit.state()).getJSONObject("pools")
+        val bizLines = pools.keys().asSequence().map { it.substringBefore('/') }.toSortedSet()
+        val started = bizLines.filter { app.lineKit.detect(it) }
+        main.post {
+            decisionsView.text = "detect started for ${started.joinToString().ifEmpty { "none (cooldown or budget)" }}"
+            refresh()
         }
     }
 
-    private fun addTrace(line: String) {
-        traces.addFirst(line)
-        while (traces.size > 20) traces.removeLast()
-        traceView.text = traces.joinToString("\n")
+    private fun refresh() {
+        showNetwork(app.monitor.network)
+        val state = JSONObject(app.lineKit.state())
+        val pools = state.getJSONObject("pools")
+        linesView.text = buildString {
+            append("config v${state.getLong("version")} (${state.optString("source")})\n")
+            for (key in pools.keys().asSequence().sorted()) {
+                append(key).append('\n')
+                val lines = pools.get(key)
+                if (lines is JSONArray) {
+                    for (i in 0 until lines.length()) {
+                        val l = lines.getJSONObject(i)
+                        append("  ${i + 1}. ${l.optString("id")} ${l.optString("breaker")} ")
+                        append(l.toString().take(160)).append('\n')
+                    }
+                } else {
+                    append("  ").append(lines.toString()).append('\n')
+                }
+            }
+        }
+        decisionsView.text = app.lastDecisions.joinToString("\n").ifEmpty { "no request yet" }
+    }
+
+    private fun showNetwork(n: NetworkSnapshot) {
+        val aware = app.monitor.networkAwarenessError?.let { " (no network awareness: $it)" } ?: ""
+        networkView.text = "Network: handle=${n.handle} validated=${n.validated} vpn=${n.vpn} " +
+            "privateDns=${n.privateDns} proxy=${n.proxy} transport=${n.transport ?: "?"}$aware"
     }
 
     override fun onDestroy() {
-        monitor.detach()
-        lineKit.close()
         io.shutdown()
         super.onDestroy()
     }
