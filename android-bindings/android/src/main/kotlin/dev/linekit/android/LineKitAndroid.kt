@@ -7,8 +7,13 @@ import android.net.ConnectivityManager
 import android.net.LinkProperties
 import android.net.Network
 import android.net.NetworkCapabilities
+import android.os.Build
 import android.util.Log
 import dev.linekit.LineKit
+import okhttp3.ConnectionPool
+import okhttp3.OkHttpClient
+import java.lang.ref.WeakReference
+import java.util.concurrent.CopyOnWriteArrayList
 
 /**
  * Feeds Android's default-network signals to a [LineKit] engine.
@@ -20,18 +25,37 @@ import dev.linekit.LineKit
  * and transport. `onLost` clears only the network it names: a late loss of a network that
  * is no longer the default changes nothing.
  *
- * Callback storms (a flapping radio, a VPN reconnecting) are coalesced: the first change
- * after a quiet period opens a window of `coalesceMs` (default [DEFAULT_COALESCE_MS]); the
- * core receives the latest state once when it closes, and nothing if that state is the one
- * it already has. At attach time the current default network is forwarded at once, so
- * requests made right after [attach] already run on the right network key.
+ * Changes are forwarded at once after a quiet period; a storm that follows (a flapping
+ * radio, a VPN reconnecting) is coalesced into at most one forward per `coalesceMs`
+ * (default [DEFAULT_COALESCE_MS]), and the final state always reaches the core. A state
+ * equal to the one the core already has is not sent again. At attach time the current
+ * default network is forwarded at once, so requests made right after [attach] already run
+ * on the right network key.
+ *
+ * API 24–25 do not promise `onCapabilitiesChanged` right after `onAvailable`: there the
+ * capabilities and link properties are read from the platform when a network becomes the
+ * default, and read again after 1, 5 and 30 s until the network is validated, so HTTPDNS is
+ * not left bypassed on a validated network.
+ *
+ * Some Android 11 builds throw `SecurityException` from `registerDefaultNetworkCallback` or
+ * `getNetworkCapabilities` even with the permission granted. [attach] catches it, logs it
+ * once, and Linekit runs without network awareness: the core is told there is no known
+ * network (HTTPDNS bypassed, the platform resolver answers every lookup) while routing and
+ * failover across lines work as before. [networkAwarenessError] holds the exception.
+ *
+ * Connections: idle connections of a business client that follows the default network were
+ * opened on the previous default network and may be dead (a lost Wi-Fi keeps no route):
+ * reusing one costs a full read timeout and would count against the line. Clients given to
+ * [evictIdleConnectionsOnNetworkChange] drop their idle connections whenever the default
+ * network's handle changes (calls in flight keep theirs). Clients bound to one network
+ * (`clientFor`) are not affected by default-network changes.
  *
  * Needs `android.permission.ACCESS_NETWORK_STATE` (declared in the library's manifest).
  * Call [detach] to unregister; detach before closing the engine.
  */
 class LineKitAndroid private constructor(
     private val connectivity: ConnectivityManager,
-    scheduler: Scheduler,
+    private val scheduler: Scheduler,
     coalesceMs: Long,
     private val forward: (NetworkSnapshot) -> Unit,
 ) {
@@ -40,6 +64,9 @@ class LineKitAndroid private constructor(
     private var caps: NetworkCapabilities? = null
     private var link: LinkProperties? = null
     private var detached = false
+    private var awarenessError: SecurityException? = null
+    private val pools = CopyOnWriteArrayList<WeakReference<ConnectionPool>>()
+    private var forwardedHandle: Long? = null
     private val coalescer = Coalescer(scheduler, coalesceMs) { snapshot: NetworkSnapshot ->
         try {
             forward(snapshot)
@@ -47,6 +74,9 @@ class LineKitAndroid private constructor(
             // Typically LineKitException.Closed: the engine was closed before detach().
             Log.w(TAG, "network change not forwarded: ${e.javaClass.simpleName}")
         }
+        val before = forwardedHandle
+        forwardedHandle = snapshot.handle
+        if (before != null && before != snapshot.handle) evictIdleConnections()
     }
 
     private val callback = object : ConnectivityManager.NetworkCallback() {
@@ -55,6 +85,10 @@ class LineKitAndroid private constructor(
                 current = network
                 caps = null
                 link = null
+                if (Build.VERSION.SDK_INT < Build.VERSION_CODES.O) {
+                    readPlatformState(network)
+                    recheckLater(network, 0)
+                }
             }
         }
 
@@ -82,6 +116,56 @@ class LineKitAndroid private constructor(
     /** Whether [detach] was called. */
     val isDetached: Boolean get() = synchronized(lock) { detached }
 
+    /**
+     * The `SecurityException` the platform threw when [attach] registered the callback
+     * (a known Android 11 bug), or null: Linekit then runs without network awareness.
+     */
+    val networkAwarenessError: SecurityException? get() = synchronized(lock) { awarenessError }
+
+    /**
+     * Makes [client]'s idle connections close whenever the default network changes (see the
+     * class docs); use it for clients built with `OkHttpClient.Builder.lineKit` that follow
+     * the default network. The pool is held weakly. Returns this monitor.
+     */
+    fun evictIdleConnectionsOnNetworkChange(client: OkHttpClient): LineKitAndroid = apply {
+        pools.add(WeakReference(client.connectionPool))
+    }
+
+    private fun evictIdleConnections() {
+        pools.removeAll { ref -> ref.get()?.also { it.evictAll() } == null }
+    }
+
+    /** Reads capabilities and link properties of [network] from the platform (pre-O only). */
+    private fun readPlatformState(network: Network) {
+        try {
+            caps = connectivity.getNetworkCapabilities(network)
+            link = connectivity.getLinkProperties(network)
+        } catch (e: SecurityException) {
+            reportUnavailable(e)
+        }
+    }
+
+    /** On API 24–25: reads [network]'s state again after [RECHECK_MS]`[attempt]` unless validated. */
+    private fun recheckLater(network: Network, attempt: Int) {
+        if (attempt >= RECHECK_MS.size) return
+        scheduler.schedule(RECHECK_MS[attempt]) {
+            update(network) {
+                val validated = caps?.hasCapability(NetworkCapabilities.NET_CAPABILITY_VALIDATED) == true
+                if (current == network && !validated) {
+                    readPlatformState(network)
+                    recheckLater(network, attempt + 1)
+                }
+            }
+        }
+    }
+
+    /** Logs [e] once for this monitor and leaves the core without network awareness. */
+    private fun reportUnavailable(e: SecurityException) {
+        if (awarenessError != null) return
+        awarenessError = e
+        Log.w(TAG, UNAVAILABLE + " (${e.javaClass.simpleName}: ${e.message})")
+    }
+
     private inline fun update(network: Network, change: () -> Unit) {
         synchronized(lock) {
             if (detached) return
@@ -99,16 +183,28 @@ class LineKitAndroid private constructor(
     }
 
     private fun start() {
-        // Seed from the current default network so the core knows it before the first
-        // callback arrives; the callback's identical first report is then deduplicated.
-        val active = connectivity.activeNetwork
-        synchronized(lock) {
-            current = active
-            caps = active?.let { connectivity.getNetworkCapabilities(it) }
-            link = active?.let { connectivity.getLinkProperties(it) }
-            coalescer.forwardNow(snapshotLocked())
+        try {
+            // Seed from the current default network so the core knows it before the first
+            // callback arrives; the callback's identical first report is then deduplicated.
+            val active = connectivity.activeNetwork
+            synchronized(lock) {
+                current = active
+                caps = active?.let { connectivity.getNetworkCapabilities(it) }
+                link = active?.let { connectivity.getLinkProperties(it) }
+                coalescer.forwardNow(snapshotLocked())
+            }
+            connectivity.registerDefaultNetworkCallback(callback)
+        } catch (e: SecurityException) {
+            synchronized(lock) {
+                reportUnavailable(e)
+                current = null
+                caps = null
+                link = null
+                // No network known: the core bypasses HTTPDNS; lines are unaffected.
+                coalescer.forwardNow(NetworkSnapshot.NONE)
+                coalescer.stop()
+            }
         }
-        connectivity.registerDefaultNetworkCallback(callback)
     }
 
     /** Unregisters the callback and drops any pending forward. Idempotent. */
@@ -132,6 +228,13 @@ class LineKitAndroid private constructor(
         /** Default coalescing window for network callback storms, in milliseconds. */
         const val DEFAULT_COALESCE_MS: Long = 1_000L
 
+        /** When API 24–25 read an unvalidated default network's state again. */
+        private val RECHECK_MS = longArrayOf(1_000L, 5_000L, 30_000L)
+
+        internal const val UNAVAILABLE: String =
+            "network callback unavailable: Linekit runs without network awareness " +
+                "(HTTPDNS bypassed, lines unaffected)"
+
         internal const val MISSING_PERMISSION: String =
             "LineKitAndroid.attach needs android.permission.ACCESS_NETWORK_STATE: add " +
                 "<uses-permission android:name=\"android.permission.ACCESS_NETWORK_STATE\"/> to " +
@@ -140,11 +243,13 @@ class LineKitAndroid private constructor(
         /**
          * Starts forwarding the default network of [context]'s device to [lineKit].
          *
-         * @param scheduler where coalesced forwards run (default: the main looper).
-         * @param coalesceMs the coalescing window; 0 forwards on the next scheduler turn.
+         * @param scheduler where coalesced forwards and API 24–25 re-reads run (default:
+         *   the main looper).
+         * @param coalesceMs the coalescing window; 0 forwards every change.
          * @param onNetwork called after each forward with the state sent (e.g. for a UI);
-         *   runs on the scheduler's thread, must be cheap.
-         * @throws SecurityException if `ACCESS_NETWORK_STATE` is not granted.
+         *   runs on the network callback's or the scheduler's thread, must be cheap.
+         * @throws SecurityException if `ACCESS_NETWORK_STATE` is not granted (a platform
+         *   `SecurityException` despite the permission is caught: see the class docs).
          */
         @JvmStatic
         @JvmOverloads

@@ -26,7 +26,7 @@ data class NetworkSnapshot(
     val transport: String?,
 ) {
     companion object {
-        /** No default network: the core bypasses HTTPDNS and counts failures as local. */
+        /** No default network known: the core bypasses HTTPDNS (lines are routed as usual). */
         @JvmField
         val NONE = NetworkSnapshot(0L, false, false, LineKit.PrivateDnsMode.OFF, false, null)
 

@@ -29,11 +29,13 @@ class HandlerScheduler @JvmOverloads constructor(
 }
 
 /**
- * Forwards the latest of many offered values at most once per window: the first offer
- * after a quiet period opens a window of [windowMs]; offers inside it only replace the
- * pending value; when it closes the latest value is forwarded, unless it equals the last
- * one forwarded. A storm of changes therefore reaches the core once, with the final state,
- * at most [windowMs] late. Thread-safe; [forward] runs under the lock, in order.
+ * Forwards a stream of values with at most one forward per window, without delaying the
+ * first: an offer after a quiet period is forwarded at once and opens a window of
+ * [windowMs]; offers inside the window only replace the pending value; when the window
+ * closes the latest value is forwarded (unless it equals the last one forwarded) and, if it
+ * was, a new window opens. A single change therefore reaches the core immediately, a storm
+ * reaches it at most once per window, and the final state is always delivered, at most
+ * [windowMs] late. Thread-safe; [forward] runs under the lock, in order.
  */
 internal class Coalescer<T : Any>(
     private val scheduler: Scheduler,
@@ -49,11 +51,14 @@ internal class Coalescer<T : Any>(
     /** The value forwarded last, or null before the first. */
     val lastForwarded: T? get() = synchronized(lock) { last }
 
-    /** Offers [value]; it is forwarded when the current (or a new) window closes. */
+    /** Offers [value]: forwarded now after a quiet period, else when the window closes. */
     fun offer(value: T) = synchronized(lock) {
         if (stopped) return
-        pending = value
-        if (window == null) window = scheduler.schedule(windowMs) { flush() }
+        if (window != null) {
+            pending = value
+            return
+        }
+        if (emit(value)) openWindow()
     }
 
     /** Forwards [value] now (dropping anything pending), unless it equals the last one. */
@@ -73,16 +78,22 @@ internal class Coalescer<T : Any>(
         pending = null
     }
 
+    private fun openWindow() {
+        window = scheduler.schedule(windowMs) { flush() }
+    }
+
     private fun flush() = synchronized(lock) {
         window = null
         val value = pending ?: return
         pending = null
-        if (!stopped) emit(value)
+        if (!stopped && emit(value)) openWindow()
     }
 
-    private fun emit(value: T) {
-        if (value == last) return
+    /** Forwards [value] unless it is the last one forwarded; whether it did. */
+    private fun emit(value: T): Boolean {
+        if (value == last) return false
         last = value
         forward(value)
+        return true
     }
 }

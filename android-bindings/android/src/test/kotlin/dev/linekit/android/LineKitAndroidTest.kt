@@ -10,6 +10,10 @@ import android.net.NetworkCapabilities.TRANSPORT_WIFI
 import android.net.ProxyInfo
 import android.os.Looper
 import dev.linekit.LineKit
+import mockwebserver3.MockResponse
+import mockwebserver3.MockWebServer
+import okhttp3.OkHttpClient
+import okhttp3.Request
 import org.junit.After
 import org.junit.Assert.assertEquals
 import org.junit.Assert.assertFalse
@@ -23,6 +27,7 @@ import org.robolectric.RobolectricTestRunner
 import org.robolectric.RuntimeEnvironment
 import org.robolectric.Shadows.shadowOf
 import org.robolectric.annotation.Config
+import java.net.InetAddress
 import java.time.Duration
 import java.util.concurrent.CopyOnWriteArrayList
 
@@ -206,7 +211,22 @@ class LineKitAndroidTest {
     }
 
     @Test
-    fun `a callback storm reaches the core once, with the latest state`() {
+    fun `a change after a quiet period reaches the core at once`() {
+        val scheduler = ManualScheduler()
+        attach(scheduler)
+        val n = network(250)
+        callback().onAvailable(n)
+        assertEquals("no coalescing delay for the first change", n.networkHandle, lineKit.networkJson()["handle"])
+        assertEquals(2, forwarded.size) // the seed at attach, then this change
+        // Quiet again: once the window has passed, the next change is immediate too.
+        scheduler.advance(5_000)
+        callback().onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_WIFI), validated = true))
+        assertEquals(true, lineKit.networkJson()["validated"])
+        assertEquals(3, forwarded.size)
+    }
+
+    @Test
+    fun `a callback storm is merged after its first change, and its last state is delivered`() {
         attach()
         val before = forwarded.size
         val looper = shadowOf(Looper.getMainLooper())
@@ -216,16 +236,17 @@ class LineKitAndroidTest {
             callback().onAvailable(last)
             callback().onCapabilitiesChanged(last, capabilities(listOf(TRANSPORT_WIFI), validated = i % 2 == 1))
             callback().onLinkPropertiesChanged(last, linkProperties())
+            if (i == 0) assertEquals("the first change is not delayed", before + 1, forwarded.size)
             looper.idleFor(Duration.ofMillis(20)) // 40 × 20 ms = 800 ms: all inside one window
         }
-        assertEquals("nothing forwarded while the storm lasts", before, forwarded.size)
+        assertEquals("the rest of the storm is held while it lasts", before + 1, forwarded.size)
         looper.idleFor(Duration.ofMillis(200))
-        assertEquals(before + 1, forwarded.size)
+        assertEquals(before + 2, forwarded.size)
         val net = lineKit.networkJson()
         assertEquals(last.networkHandle, net["handle"])
         assertEquals(true, net["validated"])
         looper.idleFor(Duration.ofSeconds(5))
-        assertEquals("no trailing duplicate", before + 1, forwarded.size)
+        assertEquals("no trailing duplicate", before + 2, forwarded.size)
     }
 
     @Test
@@ -233,20 +254,89 @@ class LineKitAndroidTest {
         val scheduler = ManualScheduler()
         attach(scheduler)
         val n = network(300)
-        callback().onAvailable(n)
+        callback().onAvailable(n) // forwarded at once, opens the window
         callback().onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_WIFI), validated = true))
         scheduler.advance(999)
-        assertEquals(1, forwarded.size) // the seed at attach only
-        scheduler.advance(1)
         assertEquals(2, forwarded.size)
+        assertEquals(false, forwarded.last().validated)
+        scheduler.advance(1)
+        assertEquals(3, forwarded.size)
         assertEquals(true, forwarded.last().validated)
 
         // A change reverted inside the window leaves the core alone.
         callback().onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_WIFI), validated = false))
         callback().onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_WIFI), validated = true))
         scheduler.advance(1_000)
-        assertEquals(2, forwarded.size)
+        assertEquals(3, forwarded.size)
         assertEquals(0, scheduler.pending)
+    }
+
+    @Test
+    fun `on API 25 the state of a new default network is read from the platform until validated`() {
+        val scheduler = ManualScheduler()
+        withSdkInt(25) {
+            attach(scheduler)
+            val n = network(600)
+            shadowOf(connectivity).setNetworkCapabilities(n, capabilities(listOf(TRANSPORT_WIFI), validated = false))
+            // No onCapabilitiesChanged follows onAvailable on API 24-25.
+            callback().onAvailable(n)
+            var net = lineKit.networkJson()
+            assertEquals(n.networkHandle, net["handle"])
+            assertEquals("wifi", net["transport"])
+            assertEquals("not_validated", net["httpdns_bypass"])
+
+            // Validation completes without a callback: the re-read picks it up.
+            shadowOf(connectivity).setNetworkCapabilities(n, capabilities(listOf(TRANSPORT_WIFI), validated = true))
+            scheduler.advance(1_000)
+            net = lineKit.networkJson()
+            assertEquals(true, net["validated"])
+            assertNull(net["httpdns_bypass"])
+            val count = forwarded.size
+            scheduler.advance(60_000)
+            assertEquals("re-reads stop once validated", count, forwarded.size)
+            assertEquals(0, scheduler.pending)
+        }
+    }
+
+    @Test
+    fun `on API 26+ onAvailable alone never reads the platform`() {
+        val scheduler = ManualScheduler()
+        attach(scheduler)
+        val n = network(601)
+        shadowOf(connectivity).setNetworkCapabilities(n, capabilities(listOf(TRANSPORT_WIFI), validated = true))
+        callback().onAvailable(n)
+        scheduler.advance(60_000)
+        assertEquals(false, lineKit.networkJson()["validated"])
+    }
+
+    @Test
+    fun `idle connections of a registered client are evicted when the default network changes`() {
+        MockWebServer().use { server ->
+            server.start(InetAddress.getByName("127.0.0.1"), 0)
+            repeat(3) { server.enqueue(MockResponse.Builder().body("ok").build()) }
+            val client = OkHttpClient()
+            val scheduler = ManualScheduler()
+            attach(scheduler).evictIdleConnectionsOnNetworkChange(client)
+            fun get() = client.newCall(Request.Builder().url(server.url("/")).build()).execute().use { it.body.string() }
+            val wifi = network(700)
+            callback().onAvailable(wifi)
+            assertEquals("ok", get())
+            assertEquals(1, client.connectionPool.idleConnectionCount())
+
+            // Same network, new capabilities: the connection stays.
+            callback().onCapabilitiesChanged(wifi, capabilities(listOf(TRANSPORT_WIFI), validated = true))
+            scheduler.advance(1_000)
+            assertEquals(true, lineKit.networkJson()["validated"])
+            assertEquals(1, client.connectionPool.idleConnectionCount())
+
+            // A new default network: idle connections of the old one are closed.
+            callback().onAvailable(network(701))
+            scheduler.advance(1_000)
+            assertEquals(network(701).networkHandle, lineKit.networkJson()["handle"])
+            assertEquals(0, client.connectionPool.idleConnectionCount())
+            assertEquals("ok", get())
+            assertEquals(2, server.requestCount)
+        }
     }
 
     @Test
@@ -255,14 +345,16 @@ class LineKitAndroidTest {
         val m = attach(scheduler)
         val cb = callback()
         val n = network(400)
-        cb.onAvailable(n)
+        cb.onAvailable(n) // forwarded at once
+        cb.onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_WIFI), validated = true)) // pending
         m.detach()
         assertTrue(m.isDetached)
         assertTrue(shadowOf(connectivity).networkCallbacks.isEmpty())
         cb.onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_WIFI), validated = true))
         scheduler.advance(10_000)
-        assertEquals(1, forwarded.size)
-        assertEquals(0L, lineKit.networkJson()["handle"])
+        assertEquals(2, forwarded.size)
+        assertEquals(n.networkHandle, lineKit.networkJson()["handle"])
+        assertEquals(false, lineKit.networkJson()["validated"])
         m.detach() // idempotent
     }
 
