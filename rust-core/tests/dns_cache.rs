@@ -479,12 +479,18 @@ fn a_bound_network_reads_its_own_records_never_the_default_ones() {
     assert_eq!(bound.source, Source::HttpDns);
     assert_eq!(bound.addrs.len(), 4);
     assert!(!bound.addrs.contains(&ip("9.9.9.9")));
-    assert!(!bound.refresh_due, "queries run on the default network only");
+    assert!(
+        !bound.refresh_due,
+        "queries run on the default network only"
+    );
     // The current network through lookup_on is the plain lookup.
     assert_eq!(c.lookup_on(HOST, 200, 2_000), c.lookup(HOST, 2_000));
     // A network with no records, or with expired ones, goes to its own system resolver.
     let unknown = c.lookup_on(HOST, 300, 2_000);
-    assert_eq!((unknown.source, unknown.refresh_due), (Source::System, false));
+    assert_eq!(
+        (unknown.source, unknown.refresh_due),
+        (Source::System, false)
+    );
     assert_eq!(c.lookup_on(HOST, 100, 200_000).source, Source::System);
     // Quarantine of the bound network applies to its own answer.
     c.set_network(net(100), None);

@@ -52,22 +52,26 @@ internal class Coalescer<T : Any>(
     val lastForwarded: T? get() = synchronized(lock) { last }
 
     /** Offers [value]: forwarded now after a quiet period, else when the window closes. */
-    fun offer(value: T) = synchronized(lock) {
-        if (stopped) return
-        if (window != null) {
-            pending = value
-            return
+    fun offer(value: T) {
+        synchronized(lock) {
+            if (stopped) return
+            if (window != null) {
+                pending = value
+                return
+            }
+            if (emit(value)) openWindow()
         }
-        if (emit(value)) openWindow()
     }
 
     /** Forwards [value] now (dropping anything pending), unless it equals the last one. */
-    fun forwardNow(value: T) = synchronized(lock) {
-        if (stopped) return
-        window?.cancel()
-        window = null
-        pending = null
-        emit(value)
+    fun forwardNow(value: T) {
+        synchronized(lock) {
+            if (stopped) return
+            window?.cancel()
+            window = null
+            pending = null
+            emit(value)
+        }
     }
 
     /** Drops the pending value; nothing is forwarded afterwards. */
@@ -82,11 +86,13 @@ internal class Coalescer<T : Any>(
         window = scheduler.schedule(windowMs) { flush() }
     }
 
-    private fun flush() = synchronized(lock) {
-        window = null
-        val value = pending ?: return
-        pending = null
-        if (!stopped && emit(value)) openWindow()
+    private fun flush() {
+        synchronized(lock) {
+            window = null
+            val value = pending ?: return
+            pending = null
+            if (!stopped && emit(value)) openWindow()
+        }
     }
 
     /** Forwards [value] unless it is the last one forwarded; whether it did. */
