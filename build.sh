@@ -30,7 +30,10 @@ bindings() {
   cargo build -p linekit-android --features bindgen --lib --bin uniffi-bindgen
   echo "== uniffi-bindgen generate --library (Kotlin → $GENERATED_DIR)"
   rm -rf "$GENERATED_DIR"
-  "$ROOT/target/debug/uniffi-bindgen" generate --library "$NATIVE_DIR/liblinekit.so" \
+  # The host's own library name: liblinekit.so on Linux, liblinekit.dylib on macOS.
+  local lib=liblinekit.so
+  [ "$(uname -s)" = Darwin ] && lib=liblinekit.dylib
+  "$ROOT/target/debug/uniffi-bindgen" generate --library "$NATIVE_DIR/$lib" \
     --language kotlin --no-format --out-dir "$GENERATED_DIR"
 }
 
