@@ -186,8 +186,9 @@ android {
             isMinifyEnabled = false // a library: the app's R8 applies consumer-rules.pro
         }
     }
-    // One published variant with its sources and javadoc jars
-    // (developer.android.com/build/publish-library/configure-pub-variants).
+    // One published variant with its sources and javadoc jars (LibraryPublishing.singleVariant;
+    // developer.android.com/build/publish-library/configure-pub-variants). The "release"
+    // software component it creates exists only after evaluation: hence afterEvaluate below.
     publishing {
         singleVariant("release") {
             withSourcesJar()
@@ -202,9 +203,9 @@ kotlin {
     }
 }
 
-// Generated directories go through the Variant API (AGP's documented way for task outputs;
-// developer.android.com/build/extend-agp, "Add generated sources"): the task dependency comes
-// with the directory. `-Plinekit.jniLibs=DIR` uses .so files built elsewhere (DIR/<abi>/)
+// Generated directories go through the Variant API (com.android.build.api.variant
+// .SourceDirectories.addGeneratedSourceDirectory, AGP 8+ and 9): the task dependency comes with
+// the directory, for every consumer of the source type. `-Plinekit.jniLibs=DIR` uses .so files built elsewhere (DIR/<abi>/)
 // instead of running cargo-ndk.
 val prebuiltJniLibs: String? = providers.gradleProperty("linekit.jniLibs").orNull?.let { file(it).path }
 androidComponents {
