@@ -205,8 +205,8 @@ kotlin {
 
 // Generated directories go through the Variant API (com.android.build.api.variant
 // .SourceDirectories.addGeneratedSourceDirectory, AGP 8+ and 9): the task dependency comes with
-// the directory, for every consumer of the source type. `-Plinekit.jniLibs=DIR` uses .so files built elsewhere (DIR/<abi>/)
-// instead of running cargo-ndk.
+// the directory, for every consumer of the source type. `-Plinekit.jniLibs=DIR` packages .so
+// files built elsewhere (DIR/<abi>/liblinekit.so) instead of running cargo-ndk.
 val prebuiltJniLibs: String? = providers.gradleProperty("linekit.jniLibs").orNull?.let { file(it).path }
 androidComponents {
     onVariants { variant ->
