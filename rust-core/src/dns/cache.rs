@@ -297,7 +297,12 @@ impl DnsCache {
     /// parked map takes the writer lock, which is never held across I/O.
     pub fn lookup_on(&self, host: &str, handle: u64, now_ms: u64) -> Lookup {
         if self.snap.load().network.handle() == handle {
-            return self.lookup(host, now_ms);
+            let answer = self.lookup(host, now_ms);
+            // Still current after the read: the answer is this network's. (Otherwise the
+            // network was just parked and its records are read from there.)
+            if self.snap.load().network.handle() == handle {
+                return answer;
+            }
         }
         let mut buf = [0u8; MAX_HOST_LEN];
         let Some(key) = lookup_key(host, &mut buf) else {
