@@ -41,6 +41,7 @@ class LineKit private constructor(
     fastPath: Boolean,
     internal val attemptObserver: ((Attempt) -> Unit)?,
     private val ownedTransport: AutoCloseable?,
+    internal val versionMismatchListener: ((RouteTag) -> Unit)? = null,
 ) : AutoCloseable {
     private val handle: NativeHandle? = if (fastPath) NativeHandle(native.nativeHandle().toLong()) else null
     private val closed = AtomicBoolean(false)
@@ -234,6 +235,7 @@ class LineKit private constructor(
         private var traceSink: ((String) -> Unit)? = null
         private var fastPath: Boolean = true
         private var onAttempt: ((Attempt) -> Unit)? = null
+        private var onVersionMismatch: ((RouteTag) -> Unit)? = null
         private var transport: LineKitTransport? = null
         private var defaultTransport: Boolean = true
 
@@ -268,6 +270,14 @@ class LineKit private constructor(
         fun onAttempt(observer: (Attempt) -> Unit): Builder = apply { onAttempt = observer }
 
         /**
+         * Called, on the calling thread before the attempt is sent, for every attempt routed
+         * onto a line whose deployment fingerprint (`version_header`) differs from the one
+         * its business line was served from ([RouteTag.versionMismatch]): the app can switch
+         * to a read-only or cached mode. Must be cheap.
+         */
+        fun onVersionMismatch(listener: (RouteTag) -> Unit): Builder = apply { onVersionMismatch = listener }
+
+        /**
          * The transport for probes and HTTPDNS queries. By default the engine gets a new
          * [OkHttpTransport] that it owns and closes with itself; a transport given here
          * stays the caller's to close. `null` gives the engine no transport: it then never
@@ -294,7 +304,7 @@ class LineKit private constructor(
                 throw t
             }
             return try {
-                LineKit(native, fastPath, onAttempt, owned)
+                LineKit(native, fastPath, onAttempt, owned, onVersionMismatch)
             } catch (t: Throwable) {
                 native.shutdown()
                 owned?.close()
