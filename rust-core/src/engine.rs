@@ -50,6 +50,7 @@ pub use httpdns::DnsRecordState;
 
 mod builder;
 mod detect;
+mod diagnose;
 mod httpdns;
 mod requests;
 use requests::InFlight;
