@@ -91,7 +91,10 @@ fn the_plan_lists_every_line_with_its_own_probe_and_the_budget_limits_probes() {
     // The budget (3 per minute) is spent: the next plan gets no probe.
     let all = kit.diagnosis_plan(None).unwrap();
     assert_eq!(all.lines.len(), 4);
-    assert!(all.lines.iter().all(|l| !l.probe_allowed));
+    assert!(all
+        .lines
+        .iter()
+        .all(|l| !l.probe_allowed && l.probe_skipped == Some("probe_budget")));
     assert!(kit.diagnosis_plan(Some("nope")).is_none());
 }
 

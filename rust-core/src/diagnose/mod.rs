@@ -86,6 +86,9 @@ pub struct LinePlan {
     pub probe_method: String,
     /// Whether the probe budget granted this line a probe.
     pub probe_allowed: bool,
+    /// Why there is no probe: `no_network`, `no_transport` (the engine never probes) or
+    /// `probe_budget`.
+    pub probe_skipped: Option<&'static str>,
 }
 
 impl LinePlan {

@@ -110,10 +110,11 @@ fn line_result(plan: &DiagnosisPlan, line: &LinePlan, obs: &Observations) -> Lin
             "no network".to_string(),
         )
     } else if !line.probe_allowed {
+        let why = line.probe_skipped.unwrap_or("probe_budget");
         (
-            json!({"skipped": "probe_budget"}),
+            json!({ "skipped": why }),
             false,
-            "probe skipped (probe budget)".to_string(),
+            format!("probe skipped ({why})"),
         )
     } else {
         match probe_obs {

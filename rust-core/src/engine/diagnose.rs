@@ -62,6 +62,7 @@ impl LineKit {
                         probe_url: format!("{}://{authority}{path}", scheme.as_str()),
                         probe_method: method.to_string(),
                         probe_allowed: false,
+                        probe_skipped: Some("probe_budget"),
                     });
                 }
             }
@@ -86,6 +87,16 @@ impl LineKit {
             }
             for line in plan.lines.iter_mut().take(granted) {
                 line.probe_allowed = true;
+                line.probe_skipped = None;
+            }
+        } else {
+            let why = if plan.network_available() {
+                "no_transport"
+            } else {
+                "no_network"
+            };
+            for line in &mut plan.lines {
+                line.probe_skipped = Some(why);
             }
         }
         Some(plan)
