@@ -42,7 +42,10 @@ class LineKit private constructor(
     internal val attemptObserver: ((Attempt) -> Unit)?,
     private val ownedTransport: AutoCloseable?,
     internal val versionMismatchListener: ((RouteTag) -> Unit)? = null,
+    transport: HttpTransport? = null,
 ) : AutoCloseable {
+    private val diagnosisClient = DiagnosisClient(transport)
+    private val diagnosis = DiagnosisRunner(diagnosisClient::get)
     private val handle: NativeHandle? = if (fastPath) NativeHandle(native.nativeHandle().toLong()) else null
     private val closed = AtomicBoolean(false)
 
@@ -174,6 +177,34 @@ class LineKit private constructor(
     fun detect(biz: String): Boolean = live { native.detect(biz) }
 
     /**
+     * Diagnoses the network path to the lines of business line [biz] (all of them for
+     * null), blocking until the [DiagnosisReport] is ready: at most about [timeoutMs].
+     * Measures through the independent transport and within the probe budget; a second
+     * caller while one runs gets the running one's report.
+     *
+     * @throws IllegalStateException on the main thread (use the callback variant there).
+     * @throws LineKitException.InvalidArgument for an unknown business line.
+     */
+    @JvmOverloads
+    fun diagnose(biz: String? = null, timeoutMs: Long = 10_000): DiagnosisReport {
+        check(!DiagnosisMainThread.isMainThread()) {
+            "linekit: diagnose() blocks; call it off the main thread or pass a callback"
+        }
+        return diagnosis.await(startDiagnosis(biz, timeoutMs), timeoutMs)
+    }
+
+    /**
+     * Like [diagnose], without blocking: [callback] receives the report on a Linekit
+     * thread (safe to call from the main thread).
+     */
+    fun diagnose(biz: String?, timeoutMs: Long, callback: (DiagnosisReport) -> Unit) {
+        startDiagnosis(biz, timeoutMs).thenAccept(callback)
+    }
+
+    private fun startDiagnosis(biz: String?, timeoutMs: Long) =
+        diagnosis.start(timeoutMs) { live { native.diagnosis(biz) } }
+
+    /**
      * A [LineKitDns] over this engine that falls back to [delegate] (the platform resolver
      * by default) whenever the engine has no usable HTTPDNS answer.
      */
@@ -202,6 +233,7 @@ class LineKit private constructor(
         native.shutdown()
         ownedTransport?.close()
         native.close()
+        diagnosisClient.close()
     }
 
     private companion object {
@@ -304,7 +336,7 @@ class LineKit private constructor(
                 throw t
             }
             return try {
-                LineKit(native, fastPath, onAttempt, owned, onVersionMismatch)
+                LineKit(native, fastPath, onAttempt, owned, onVersionMismatch, chosen)
             } catch (t: Throwable) {
                 native.shutdown()
                 owned?.close()
