@@ -43,6 +43,37 @@ class DiagnosisTest {
         override fun close() = server.close()
     }
 
+    /**
+     * Accepts connections and answers anything with a plain-text HTTP error at once, or
+     * (when [silent]) holds them open without a byte.
+     */
+    private class PlainTextServer(silent: Boolean = false) : AutoCloseable {
+        private val socket = java.net.ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))
+        private val held = java.util.concurrent.ConcurrentLinkedQueue<java.net.Socket>()
+        val port: Int get() = socket.localPort
+
+        init {
+            Thread {
+                while (!socket.isClosed) {
+                    try {
+                        val s = socket.accept()
+                        if (silent) {
+                            held.add(s)
+                        } else {
+                            s.use { it.getOutputStream().write("HTTP/1.1 400 Bad Request\r\n\r\n".toByteArray()) }
+                        }
+                    } catch (_: java.io.IOException) {
+                    }
+                }
+            }.apply { isDaemon = true }.start()
+        }
+
+        override fun close() {
+            socket.close()
+            held.forEach { it.close() }
+        }
+    }
+
     private val refusedPort = Line(200).let { val p = it.port; it.close(); p }
     private val busy = Line(503)
     private val healthy = Line(200)
@@ -104,6 +135,40 @@ class DiagnosisTest {
         assertTrue(report.text.contains("spot/healthy [http] ip:${healthy.port}: ok: probe HTTP 200"), report.text)
         assertFalse(report.json.contains("http://") || report.text.contains("/line/ping"), "redacted: ${report.text}")
         assertEquals(1, busy.hits.get(), "one probe per line, through the transport")
+    }
+
+    @Test
+    fun `a TLS line whose server does not speak TLS fails the handshake, named as such`() {
+        val plain = PlainTextServer().also { opened.add(it) }
+        val kit = LineKit.Builder()
+            .configJson(
+                """{"version":1,"thresholds":{"startup_detect_delay_ms":600000},
+                   "biz_lines":{"spot":{"http":[{"id":"tls","url":"https://127.0.0.1:${plain.port}"}]}}}""",
+            )
+            .build()
+            .also { opened.add(it) }
+        val report = kit.diagnose("spot", 5_000)
+        val tls = line(report.json, "spot/tls")
+        assertTrue(tls.contains("\"result\":\"tls_failed\""), tls)
+        assertTrue(Regex("\"tcp_ms\":\\d+").containsMatchIn(tls), tls)
+        assertTrue(Regex("\"tls_error\":\"tls_failure \\(SSL[A-Za-z]*Exception\\)\"").containsMatchIn(tls), tls)
+        assertTrue(tls.contains("\"probe\":{\"error\":\"tls_failure\""), tls)
+    }
+
+    @Test
+    fun `a handshake cut by the deadline keeps the connect time`() {
+        val silent = PlainTextServer(silent = true).also { opened.add(it) }
+        val kit = LineKit.Builder()
+            .configJson(
+                """{"version":1,"thresholds":{"startup_detect_delay_ms":600000},
+                   "biz_lines":{"spot":{"http":[{"id":"tls","url":"https://127.0.0.1:${silent.port}"}]}}}""",
+            )
+            .build()
+            .also { opened.add(it) }
+        val tls = line(kit.diagnose("spot", 800).json, "spot/tls")
+        assertTrue(Regex("\"tcp_ms\":\\d+").containsMatchIn(tls), tls)
+        assertTrue(tls.contains("\"tls_error\":\"timeout\""), tls)
+        assertTrue(tls.contains("\"result\":\"tls_failed\""), tls)
     }
 
     @Test

@@ -118,7 +118,7 @@ internal class DiagnosisRunner(private val client: () -> OkHttpClient) {
         val resolved = plan.hosts.filter { !it.literal }.associate { h ->
             h.host to pool.submit<HostAnswer> { resolve(h.host) }
         }
-        val checks = mutableListOf<Pair<Pair<DiagnosisLine, String>, Future<AddressCheck>>>()
+        val checks = mutableListOf<Pair<AtomicReference<AddressCheck>, Future<AddressCheck>>>()
         val answers = mutableListOf<HostAnswer>()
         for (h in plan.hosts) {
             val addresses = if (h.literal) {
@@ -133,14 +133,17 @@ internal class DiagnosisRunner(private val client: () -> OkHttpClient) {
             }
             for (line in plan.lines.filter { it.host == h.host }) {
                 for (addr in addresses.take(MAX_ADDRESSES)) {
-                    checks += (line to addr) to pool.submit<AddressCheck> { connect(http, line, addr, deadline) }
+                    val progress = AtomicReference(AddressCheck(line.key, addr, null, TIMEOUT, null, null))
+                    checks += progress to pool.submit<AddressCheck> { connect(http, line, addr, deadline, progress) }
                 }
             }
         }
-        val addressChecks = checks.map { (key, f) ->
+        val addressChecks = checks.map { (progress, f) ->
             collect(f, deadline) { why ->
                 timedOut = timedOut || why == TIMEOUT
-                AddressCheck(key.first.key, key.second, null, why, null, null)
+                // What was measured before the deadline (a connect that succeeded stays).
+                val known = progress.get()
+                if (why == TIMEOUT) known else known.copy(tcpError = why.takeIf { known.tcpMs == null }, tlsError = why)
             }
         }
         val probeChecks = probes.map { (line, f) ->
@@ -178,7 +181,14 @@ internal class DiagnosisRunner(private val client: () -> OkHttpClient) {
         }
     }
 
-    private fun connect(http: OkHttpClient, line: DiagnosisLine, addr: String, deadline: Long): AddressCheck {
+    /** TCP (and TLS) to [addr]; [progress] always holds what is known so far. */
+    private fun connect(
+        http: OkHttpClient,
+        line: DiagnosisLine,
+        addr: String,
+        deadline: Long,
+        progress: AtomicReference<AddressCheck>,
+    ): AddressCheck {
         val socket: Socket = http.socketFactory.createSocket()
         try {
             val t0 = System.nanoTime()
@@ -189,6 +199,7 @@ internal class DiagnosisRunner(private val client: () -> OkHttpClient) {
             }
             val tcpMs = ms(t0).toULong()
             if (!line.tls) return AddressCheck(line.key, addr, tcpMs, null, null, null)
+            progress.set(AddressCheck(line.key, addr, tcpMs, null, null, TIMEOUT))
             val t1 = System.nanoTime()
             return try {
                 val ssl = http.sslSocketFactory.createSocket(socket, line.host, line.port.toInt(), true) as SSLSocket
