@@ -132,3 +132,21 @@ fn a_config_update_keeps_fingerprints_and_the_reference() {
     off.carry_over(&old);
     assert!(off.lines().iter().all(|l| l.version.is_none()));
 }
+
+#[test]
+fn strict_returns_to_the_reference_once_a_same_version_line_is_usable_again() {
+    let mut p = pool(&["a", "b", "c"], Some(VersionPolicy::Strict));
+    p.select(0, &[]);
+    p.observe_version(0, v("v2"));
+    p.observe_version(1, v("v1"));
+    p.observe_version(2, v("v2"));
+    open(&mut p, 0, 10);
+    open(&mut p, 2, 10);
+    assert_eq!(p.select(100, &[]).index, 1, "forced onto the v1 line");
+    // A probe finds `c` healthy again: at the next re-rank the pool goes back to v2.
+    p.record(40_000, 2, Outcome::Ok, Some(204), 20);
+    p.observe_version(2, v("v2"));
+    let back = p.select(40_001, &[]);
+    assert_eq!(back.index, 2);
+    assert!(!p.version_mismatch(back.index));
+}
