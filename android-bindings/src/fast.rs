@@ -1,8 +1,9 @@
 //! The JNI fast path: `dev.linekit.internal.NativeFast.{route, report, maxRetries, release}`.
 //!
 //! Per-request calls skip UniFFI/JNA: arguments are primitives and `String`s, and the
-//! routing answer comes back as ONE Java string `"reason\nline\nbiz\nurl"` (empty fields
-//! for none), which costs a single allocation on each side — cheaper than an object array
+//! routing answer comes back as ONE Java string
+//! `"reason\nline\nbiz\nversion_header\nversion_mismatch\nurl"` (empty fields for none,
+//! `version_mismatch` is `1` or empty), which costs a single allocation on each side — cheaper than an object array
 //! of four strings, and a URL built by OkHttp never contains a raw newline. Excluded line
 //! ids arrive joined by `\n`.
 //!
@@ -34,18 +35,20 @@ impl From<jni::errors::Error> for Failure {
     }
 }
 
-/// Packs a decision as `reason\nline\nbiz\nurl`.
+/// Packs a decision as `reason\nline\nbiz\nversion_header\nversion_mismatch\nurl`.
 pub fn pack_decision(d: &linekit_core::engine::RouteDecision) -> String {
     let line = d.line.as_deref().unwrap_or("");
     let biz = d.biz.as_deref().unwrap_or("");
     let reason = d.reason.as_str();
-    let mut s = String::with_capacity(reason.len() + line.len() + biz.len() + d.url.len() + 3);
-    s.push_str(reason);
-    s.push('\n');
-    s.push_str(line);
-    s.push('\n');
-    s.push_str(biz);
-    s.push('\n');
+    let header = d.version_header.as_deref().unwrap_or("");
+    let mismatch = if d.version_mismatch { "1" } else { "" };
+    let mut s = String::with_capacity(
+        reason.len() + line.len() + biz.len() + header.len() + d.url.len() + 6,
+    );
+    for field in [reason, line, biz, header, mismatch] {
+        s.push_str(field);
+        s.push('\n');
+    }
     s.push_str(&d.url);
     s
 }
@@ -204,7 +207,8 @@ pub extern "system" fn Java_dev_linekit_internal_NativeFast_route<'l>(
 
 /// `static native void report(long handle, String biz, String line, boolean ws,
 /// int outcome, int status, long costMs, long dnsMs, long connectMs, long tlsMs,
-/// long ttfbMs)`; negative numbers mean "none", `outcome` is the index in the DESIGN list.
+/// long ttfbMs, String version)`; negative numbers mean "none", `outcome` is the index in
+/// the DESIGN list, `version` the response's `version_header` value (or null).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub extern "system" fn Java_dev_linekit_internal_NativeFast_report<'l>(
@@ -221,14 +225,15 @@ pub extern "system" fn Java_dev_linekit_internal_NativeFast_report<'l>(
     connect_ms: jlong,
     tls_ms: jlong,
     ttfb_ms: jlong,
+    version: JString<'l>,
 ) {
     guarded(&mut env, (), |env| {
         // SAFETY: the Kotlin wrapper keeps the handle live during the call.
         let engine = unsafe { engine(handle) }?;
         let outcome =
             outcome_from_code(outcome).ok_or(Failure::Argument("linekit: unknown outcome"))?;
-        let (b, l) = (read(env, &biz)?, read(env, &line)?);
-        let (b, l) = (text(&b), text(&l));
+        let (b, l, v) = (read(env, &biz)?, read(env, &line)?, read(env, &version)?);
+        let (b, l, v) = (text(&b), text(&l), text(&v));
         engine.report(&Report {
             biz: b.as_deref().filter(|s| !s.is_empty()),
             protocol: if ws == JNI_TRUE {
@@ -245,6 +250,7 @@ pub extern "system" fn Java_dev_linekit_internal_NativeFast_report<'l>(
             connect_ms: opt_ms(connect_ms),
             tls_ms: opt_ms(tls_ms),
             ttfb_ms: opt_ms(ttfb_ms),
+            version: v.as_deref(),
         });
         Ok(())
     })
@@ -285,23 +291,30 @@ mod tests {
     use linekit_core::trace::Reason;
 
     #[test]
-    fn decision_packs_four_fields() {
+    fn decision_packs_six_fields() {
         let d = linekit_core::engine::RouteDecision {
             url: "http://h:1/p?q=1".into(),
             biz: Some("spot".into()),
             protocol: Protocol::Http,
             line: Some("ali".into()),
             reason: Reason::Sticky,
+            version_mismatch: true,
+            version_header: Some("X-Deployment-Version".into()),
         };
-        assert_eq!(pack_decision(&d), "sticky\nali\nspot\nhttp://h:1/p?q=1");
+        assert_eq!(
+            pack_decision(&d),
+            "sticky\nali\nspot\nX-Deployment-Version\n1\nhttp://h:1/p?q=1"
+        );
         let d = linekit_core::engine::RouteDecision {
             url: "http://x/".into(),
             biz: None,
             protocol: Protocol::Http,
             line: None,
             reason: Reason::Unmanaged,
+            version_mismatch: false,
+            version_header: None,
         };
-        assert_eq!(pack_decision(&d), "unmanaged\n\n\nhttp://x/");
+        assert_eq!(pack_decision(&d), "unmanaged\n\n\n\n\nhttp://x/");
     }
 
     #[test]
@@ -330,7 +343,7 @@ mod tests {
             Some("a\nb"),
         );
         assert!(packed.ends_with("\nhttp://other.test/a"), "{packed}");
-        assert_eq!(packed.split('\n').count(), 4);
+        assert_eq!(packed.split('\n').count(), 6);
     }
 
     #[test]

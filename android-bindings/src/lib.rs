@@ -17,6 +17,8 @@
 //! - **Transport** — [`HttpTransport`] is the foreign callback the core uses for probes
 //!   and HTTPDNS queries (Kotlin's `OkHttpTransport`); results come back through the
 //!   [`TransportCompletion`] object, so no runtime thread blocks on the network.
+//! - **Diagnosis** — [`NativeLineKit::diagnosis`] returns a [`DiagnosisSession`] with the
+//!   core's plan; Kotlin measures and the session renders the redacted report.
 //! - **DNS** — [`NativeLineKit::lookup`] and the connect results through UniFFI, and the
 //!   same calls through JNI in [`fast_dns`] for `LineKitDns` (one per new connection).
 //!
@@ -24,6 +26,7 @@
 
 uniffi::setup_scaffolding!();
 
+mod diagnosis;
 mod dns;
 mod error;
 pub mod fast;
@@ -34,6 +37,10 @@ mod sink;
 mod transport;
 mod ws;
 
+pub use diagnosis::{
+    AddressCheck, DiagnosisHost, DiagnosisLine, DiagnosisMeasurements, DiagnosisPlan,
+    DiagnosisSession, DiagnosisText, HostAnswer, ProbeCheck,
+};
 pub use dns::{pack_lookup, ConnectFailure, DnsSource, LookupResult};
 pub use error::LineKitError;
 pub use native::NativeLineKit;

@@ -202,6 +202,7 @@ mod tests {
             connect_ms: None,
             tls_ms: None,
             ttfb_ms: None,
+            version: None,
         };
         assert!(kit.report(report).is_ok());
     }

@@ -95,6 +95,10 @@ pub struct RouteDecision {
     pub line: Option<String>,
     /// Reason code (`sticky`, `ranked`, `fixed_host`, …).
     pub reason: String,
+    /// The line runs another deployment than the business line's reference.
+    pub version_mismatch: bool,
+    /// Response header whose value the attempt's report carries (`version_header`).
+    pub version_header: Option<String>,
 }
 
 impl From<core::RouteDecision> for RouteDecision {
@@ -104,6 +108,8 @@ impl From<core::RouteDecision> for RouteDecision {
             biz: d.biz.map(|b| b.to_string()),
             line: d.line.map(|l| l.to_string()),
             reason: d.reason.as_str().to_string(),
+            version_mismatch: d.version_mismatch,
+            version_header: d.version_header.map(|h| h.to_string()),
         }
     }
 }
@@ -133,6 +139,8 @@ pub struct AttemptReport {
     pub tls_ms: Option<u64>,
     /// Time to first byte.
     pub ttfb_ms: Option<u64>,
+    /// Value of the decision's `version_header` on the response, if any.
+    pub version: Option<String>,
 }
 
 impl AttemptReport {
@@ -150,6 +158,7 @@ impl AttemptReport {
             connect_ms: self.connect_ms,
             tls_ms: self.tls_ms,
             ttfb_ms: self.ttfb_ms,
+            version: self.version.as_deref(),
         }
     }
 }
@@ -292,8 +301,10 @@ mod tests {
             connect_ms: Some(2),
             tls_ms: None,
             ttfb_ms: Some(9),
+            version: Some("v2".into()),
         };
         let c = r.as_core();
+        assert_eq!(c.version, Some("v2"));
         assert_eq!(c.biz, Some("spot"));
         assert_eq!(c.protocol, core_line::Protocol::Ws);
         assert_eq!(c.outcome, core_line::Outcome::Http5xx);

@@ -14,7 +14,7 @@
 
 use linekit_core::transport::{
     Completion, RequestKind, Transport, TransportError, TransportRequest as CoreRequest,
-    TransportResult, MAX_BODY_BYTES,
+    TransportResult, MAX_BODY_BYTES, MAX_HEADERS,
 };
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
@@ -86,6 +86,8 @@ pub enum TransportOutcome {
         status: u16,
         /// Body, at most 64 KiB (a longer one must be reported as `TooLarge`).
         body: Vec<u8>,
+        /// Response headers in arrival order (the core reads at most 64).
+        headers: Vec<HttpHeader>,
     },
     /// No response.
     Failed {
@@ -100,9 +102,19 @@ impl From<TransportOutcome> for TransportResult {
             TransportOutcome::Response { body, .. } if body.len() > MAX_BODY_BYTES => {
                 TransportResult::Failed(TransportError::TooLarge)
             }
-            TransportOutcome::Response { status, body } => {
-                TransportResult::Response { status, body }
-            }
+            TransportOutcome::Response {
+                status,
+                body,
+                headers,
+            } => TransportResult::Response {
+                status,
+                body,
+                headers: headers
+                    .into_iter()
+                    .take(MAX_HEADERS)
+                    .map(|h| (h.name, h.value))
+                    .collect(),
+            },
             TransportOutcome::Failed { error } => TransportResult::Failed(match error {
                 TransportFailure::Dns => TransportError::Dns,
                 TransportFailure::ConnectRefused => TransportError::ConnectRefused,
@@ -206,7 +218,11 @@ mod tests {
         }));
         assert!(c.complete(TransportOutcome::Response {
             status: 204,
-            body: vec![1, 2]
+            body: vec![1, 2],
+            headers: vec![HttpHeader {
+                name: "X-Deployment-Version".into(),
+                value: "v2".into()
+            }],
         }));
         assert!(!c.complete(TransportOutcome::Failed {
             error: TransportFailure::Timeout
@@ -215,7 +231,8 @@ mod tests {
             rx.recv().ok(),
             Some(TransportResult::Response {
                 status: 204,
-                body: vec![1, 2]
+                body: vec![1, 2],
+                headers: vec![("X-Deployment-Version".into(), "v2".into())],
             })
         );
         assert!(rx.try_recv().is_err());
@@ -226,6 +243,7 @@ mod tests {
         let big = TransportOutcome::Response {
             status: 200,
             body: vec![0; MAX_BODY_BYTES + 1],
+            headers: Vec::new(),
         };
         assert_eq!(
             TransportResult::from(big),

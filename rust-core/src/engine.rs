@@ -50,6 +50,7 @@ pub use httpdns::DnsRecordState;
 
 mod builder;
 mod detect;
+mod diagnose;
 mod httpdns;
 mod requests;
 use requests::InFlight;
@@ -82,6 +83,9 @@ pub struct Report<'a> {
     pub tls_ms: Option<u64>,
     /// Time to first byte.
     pub ttfb_ms: Option<u64>,
+    /// Value of the business line's `version_header` on the response, if any (raw: the
+    /// engine bounds and checks it).
+    pub version: Option<&'a str>,
 }
 
 impl<'a> Report<'a> {
@@ -99,6 +103,7 @@ impl<'a> Report<'a> {
             connect_ms: None,
             tls_ms: None,
             ttfb_ms: None,
+            version: None,
         }
     }
 }
@@ -339,6 +344,22 @@ impl LineKit {
         (decision, sent)
     }
 
+    /// Like [`LineKit::route_with_headers`], with the pool inferred from the request when
+    /// `protocol` is `None`: a WebSocket handshake (`Upgrade: websocket`, or a `ws://` /
+    /// `wss://` URL) uses the business line's `ws` pool, anything else `http`.
+    pub fn route_inferred<N: AsRef<str>, V: AsRef<str>>(
+        &self,
+        url: &str,
+        method: &str,
+        headers: &[(N, V)],
+        protocol: Option<Protocol>,
+        exclude: &[&str],
+    ) -> (RouteDecision, Vec<(String, String)>) {
+        let protocol =
+            protocol.unwrap_or_else(|| crate::line::upgrade::infer_protocol(url, headers));
+        self.route_with_headers(url, method, headers, protocol, exclude)
+    }
+
     /// Records the outcome of one attempt. Unknown business lines or lines are ignored
     /// (the report may belong to a config that was just replaced). Slow requests, a line
     /// reaching `failure_threshold` consecutive faults and WebSocket handshake failures
@@ -369,6 +390,12 @@ impl LineKit {
             };
             let Some(index) = index else { return };
             pool.record(now, index, report.outcome, report.status, report.cost_ms);
+            if let Some(v) = report
+                .version
+                .and_then(crate::line::version::sanitize_value)
+            {
+                pool.observe_version(index, v);
+            }
             let line = &pool.lines()[index];
             (line.id.clone(), line.consecutive_faults)
         };

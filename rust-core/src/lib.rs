@@ -12,6 +12,8 @@
 //!   quarantine, refresh bookkeeping.
 //! - [`net`]: network identity/generation and the HTTPDNS bypass policy.
 //! - [`detect`]: the probe scheduler (triggers, single-flight, cooldown, jitter, budget).
+//! - [`diagnose`]: the network diagnosis plan (what to measure, within the probe budget)
+//!   and its redacted report.
 //! - [`store`]: atomic, checksummed files for everything kept on disk.
 //! - [`trace`]: reason codes, trace events, redaction and sampling.
 //! - [`runtime`]: the timer queue on the injectable clock that runs background work.
@@ -29,6 +31,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod detect;
+pub mod diagnose;
 pub mod dns;
 pub mod engine;
 pub mod error;

@@ -111,6 +111,9 @@ pub enum Step {
         /// `ws_handshake_failed` without a response: the failure kind (an outcome name).
         #[serde(default)]
         error: Option<String>,
+        /// Value of the business line's `version_header` on the response.
+        #[serde(default)]
+        version: Option<String>,
     },
     /// The default network changed.
     Network {
@@ -175,6 +178,9 @@ pub enum Step {
         /// Transport error instead of a response (`connect_refused`, `timeout`, …).
         #[serde(default)]
         error: Option<String>,
+        /// Response headers, name → value (a probe's `version_header`, for example).
+        #[serde(default)]
+        headers: BTreeMap<String, String>,
     },
     /// Resolve a host through the HTTPDNS cache; prints `addresses` and `source`.
     Lookup {
@@ -313,6 +319,7 @@ pub fn parse_scenario(text: &str) -> Result<(String, u64, Vec<Step>)> {
                 body_hex,
                 error,
                 status,
+                headers,
                 ..
             } => {
                 if body.is_some() && body_hex.is_some() {
@@ -324,9 +331,14 @@ pub fn parse_scenario(text: &str) -> Result<(String, u64, Vec<Step>)> {
                     decode_hex(hex)
                         .map_err(|e| Error::InvalidArgument(format!("{path}.body_hex: {e}")))?;
                 }
-                if error.is_some() && (status.is_some() || body.is_some() || body_hex.is_some()) {
+                if error.is_some()
+                    && (status.is_some()
+                        || body.is_some()
+                        || body_hex.is_some()
+                        || !headers.is_empty())
+                {
                     return Err(Error::InvalidArgument(format!(
-                        "{path}: an `error` has no status or body"
+                        "{path}: an `error` has no status, body or headers"
                     )));
                 }
             }
@@ -517,8 +529,11 @@ fn execute(engine: &LineKit, step: &Step, transport: &ScriptedTransport) -> Resu
                 pairs.push((crate::line::headers::BIZ, b));
             }
             let exclude: Vec<&str> = exclude.iter().map(String::as_str).collect();
-            let (d, sent) =
-                engine.route_with_headers(url, method, &pairs, protocol(p, "route")?, &exclude);
+            let explicit = match p {
+                Some(_) => Some(protocol(p, "route")?),
+                None => None,
+            };
+            let (d, sent) = engine.route_inferred(url, method, &pairs, explicit, &exclude);
             let sent: Map<String, Value> = sent
                 .into_iter()
                 .map(|(k, v)| (k, Value::String(v)))
@@ -526,7 +541,14 @@ fn execute(engine: &LineKit, step: &Step, transport: &ScriptedTransport) -> Resu
             Some(line(
                 *at,
                 "route",
-                json!({ "url": d.url, "line": d.line.as_deref(), "reason": d.reason.as_str(), "headers": sent }),
+                json!({
+                    "url": d.url,
+                    "line": d.line.as_deref(),
+                    "reason": d.reason.as_str(),
+                    "headers": sent,
+                    "protocol": d.protocol.as_str(),
+                    "version_mismatch": d.version_mismatch,
+                }),
             ))
         }
         Step::Report {
@@ -541,6 +563,7 @@ fn execute(engine: &LineKit, step: &Step, transport: &ScriptedTransport) -> Resu
             tls_ms,
             ttfb_ms,
             protocol: p,
+            version,
             ..
         } => {
             if outcome.starts_with("ws_") {
@@ -566,6 +589,7 @@ fn execute(engine: &LineKit, step: &Step, transport: &ScriptedTransport) -> Resu
                 connect_ms: *connect_ms,
                 tls_ms: *tls_ms,
                 ttfb_ms: *ttfb_ms,
+                version: version.as_deref(),
             });
             None
         }
@@ -599,6 +623,7 @@ fn execute(engine: &LineKit, step: &Step, transport: &ScriptedTransport) -> Resu
             body,
             body_hex,
             error,
+            headers,
             ..
         } => {
             let result = match error {
@@ -612,6 +637,10 @@ fn execute(engine: &LineKit, step: &Step, transport: &ScriptedTransport) -> Resu
                     TransportResult::Response {
                         status: status.unwrap_or(200),
                         body,
+                        headers: headers
+                            .iter()
+                            .map(|(n, v)| (n.clone(), v.clone()))
+                            .collect(),
                     }
                 }
             };

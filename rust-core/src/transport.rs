@@ -13,6 +13,9 @@ use std::fmt;
 /// Largest response body the core accepts from a transport (HTTPDNS answers are small).
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
+/// Most response headers the core reads from one transport response.
+pub const MAX_HEADERS: usize = 64;
+
 /// What a request is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RequestKind {
@@ -131,6 +134,9 @@ pub enum TransportResult {
         status: u16,
         /// Body (at most [`MAX_BODY_BYTES`]).
         body: Vec<u8>,
+        /// Response headers the engine may read (name, value), in arrival order. A
+        /// transport may pass only a bounded subset; at most [`MAX_HEADERS`] are read.
+        headers: Vec<(String, String)>,
     },
     /// No response.
     Failed(TransportError),

@@ -280,10 +280,10 @@ fn snapshot_is_the_ranked_list_as_json() {
         serde_json::json!([
             {"id": "b", "host": "b.example.com", "breaker": "closed", "successes": 1,
              "failures": 0, "avg_latency_ms": 40, "used": true, "last_error": null,
-             "current": false},
+             "current": false, "version": null},
             {"id": "a", "host": "a.example.com", "breaker": "closed", "successes": 0,
              "failures": 1, "avg_latency_ms": null, "used": true,
-             "last_error": "dns_failure", "current": true}
+             "last_error": "dns_failure", "current": true, "version": null}
         ])
     );
     assert_eq!(

@@ -126,3 +126,31 @@ fn malformed_ws_reports_are_rejected_with_the_step() {
         assert!(err.contains("steps[0]") && err.contains(needle), "{err}");
     }
 }
+
+#[test]
+fn an_upgrade_header_or_a_ws_url_routes_on_the_ws_pool() {
+    let lines = run(include_str!("scenarios/ws_inferred_pool.json"));
+    let route = |t: u64| {
+        lines
+            .iter()
+            .find(|l| l["op"] == "route" && l["at"] == t)
+            .unwrap()
+    };
+    let upgrade = route(0);
+    assert_eq!(upgrade["line"], "ali-ws", "Upgrade: websocket → ws pool");
+    assert_eq!(upgrade["protocol"], "ws");
+    assert_eq!(upgrade["url"], "https://ws-ali.example.com/stream");
+    assert_eq!(upgrade["headers"]["Upgrade"], "websocket", "sent as is");
+    let plain = route(1);
+    assert_eq!(plain["line"], "ali", "without it → http pool");
+    assert_eq!(plain["protocol"], "http");
+    let ws_url = route(2);
+    assert_eq!(ws_url["line"], "ali-ws", "a wss:// URL → ws pool");
+    assert_eq!(ws_url["url"], "wss://ws-ali.example.com/stream");
+    let forced = route(3);
+    assert_eq!(
+        forced["line"], "ali",
+        "an explicit protocol overrides the inference"
+    );
+    assert_eq!(forced["protocol"], "http");
+}

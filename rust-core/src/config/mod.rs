@@ -10,6 +10,7 @@ pub mod validate;
 
 pub use model::{
     BizLine, Config, HttpDnsConfig, LineConfig, MergeHost, ProviderConfig, Thresholds, TraceConfig,
+    VersionPolicy,
 };
 pub use rules::{
     is_valid_biz_name, is_valid_host, is_valid_host_pattern, MAX_REPORTED_ERRORS, PROVIDER_FORMATS,

@@ -96,6 +96,35 @@ pub struct BizLine {
     pub http: Vec<LineConfig>,
     /// WebSocket lines.
     pub ws: Vec<LineConfig>,
+    /// Response header carrying the deployment fingerprint of the line that answered
+    /// (e.g. `X-Deployment-Version`); `None` turns the version guard off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version_header: Option<String>,
+    /// What the version guard does when lines disagree on the fingerprint.
+    pub version_policy: VersionPolicy,
+}
+
+/// What the version guard does with lines whose deployment fingerprint differs from the
+/// business line's reference (see [`crate::line::version`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VersionPolicy {
+    /// A switch skips lines of another known fingerprint while a same-fingerprint line is
+    /// usable; decisions that land on one anyway are flagged.
+    Strict,
+    /// Nothing is skipped; decisions that land on another fingerprint are flagged.
+    #[default]
+    Report,
+}
+
+impl VersionPolicy {
+    /// `strict` or `report`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VersionPolicy::Strict => "strict",
+            VersionPolicy::Report => "report",
+        }
+    }
 }
 
 impl Default for BizLine {
@@ -106,6 +135,8 @@ impl Default for BizLine {
             detect_method: "HEAD".to_string(),
             http: Vec::new(),
             ws: Vec::new(),
+            version_header: None,
+            version_policy: VersionPolicy::Report,
         }
     }
 }

@@ -255,6 +255,11 @@ fn biz_line<'c>(
     if !biz.detect_path.starts_with('/') {
         f.rule(&format!("{path}.detect_path"), "must start with /");
     }
+    if let Some(header) = &biz.version_header {
+        if let Err(why) = crate::line::version::check_header_name(header) {
+            f.rule(&format!("{path}.version_header"), why);
+        }
+    }
     let mut ids: HashMap<&str, String> = HashMap::new();
     for (pool, lines) in [("http", &biz.http), ("ws", &biz.ws)] {
         for (i, line) in lines.iter().enumerate() {

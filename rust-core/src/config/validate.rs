@@ -13,7 +13,7 @@
 //! model's defaults stay the single source of truth. [`validate`] runs step 3 alone on a
 //! config built in code. Unknown fields are ignored (forward compatibility).
 
-use super::model::{BizLine, Config, LineConfig, MergeHost, ProviderConfig};
+use super::model::{BizLine, Config, LineConfig, MergeHost, ProviderConfig, VersionPolicy};
 use super::rules::{self, biz_path, Findings};
 use crate::error::{Error, FieldError, Result};
 use serde_json::{Map, Value};
@@ -335,6 +335,7 @@ fn biz_line(w: &mut Walk<'_>, path: &str, v: &Value) -> BizLine {
     {
         b.detect_method = s;
     }
+    version_guard(w, path, o, &mut b);
     for (pool, slot) in [("http", &mut b.http), ("ws", &mut b.ws)] {
         let pool_path = join(path, pool);
         if let Some(items) = o.get(pool).and_then(|v| w.array(&pool_path, v)) {
@@ -352,6 +353,28 @@ fn biz_line(w: &mut Walk<'_>, path: &str, v: &Value) -> BizLine {
         }
     }
     b
+}
+
+/// The version guard fields of a business line: `version_header` (a string) and
+/// `version_policy` (`strict` or `report`).
+fn version_guard(w: &mut Walk<'_>, path: &str, o: &Map<String, Value>, b: &mut BizLine) {
+    if let Some(s) = o
+        .get("version_header")
+        .and_then(|v| w.string(&join(path, "version_header"), v))
+    {
+        b.version_header = Some(s);
+    }
+    let policy_path = join(path, "version_policy");
+    if let Some(s) = o
+        .get("version_policy")
+        .and_then(|v| w.string(&policy_path, v))
+    {
+        match s.as_str() {
+            "strict" => b.version_policy = VersionPolicy::Strict,
+            "report" => b.version_policy = VersionPolicy::Report,
+            _ => w.f.structural(&policy_path, "must be strict or report"),
+        }
+    }
 }
 
 fn line(w: &mut Walk<'_>, path: &str, v: &Value) -> LineConfig {

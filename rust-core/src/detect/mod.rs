@@ -219,6 +219,12 @@ impl DetectScheduler {
     pub fn budget_available(&mut self, now_ms: u64) -> u32 {
         self.budget.available(now_ms)
     }
+
+    /// Takes up to `wanted` probes from the global budget outside any detect (a
+    /// diagnosis); returns how many were granted.
+    pub fn take_budget(&mut self, now_ms: u64, wanted: u32) -> u32 {
+        self.budget.take(now_ms, wanted)
+    }
 }
 
 #[cfg(test)]

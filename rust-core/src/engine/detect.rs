@@ -141,6 +141,9 @@ impl Inner {
             let mut pool = pool.lock();
             if let Some(index) = pool.index_of(line) {
                 pool.record(now, index, outcome, status, cost);
+                if let Some(v) = probe_version(&state.topology, biz, result) {
+                    pool.observe_version(index, v);
+                }
             }
             drop(pool);
             self.mark_dirty();
@@ -204,6 +207,22 @@ impl Inner {
             }),
         );
     }
+}
+
+/// The deployment fingerprint a probe response carries in its business line's
+/// `version_header`, when both exist and the value is usable.
+fn probe_version(
+    topology: &crate::line::router::Topology,
+    biz: &str,
+    result: &TransportResult,
+) -> Option<Arc<str>> {
+    let TransportResult::Response { headers, .. } = result else {
+        return None;
+    };
+    let name = topology.biz_entry(biz)?.version_header.as_deref()?;
+    let limit = headers.len().min(crate::transport::MAX_HEADERS);
+    crate::line::version::header_value(&headers[..limit], name)
+        .and_then(crate::line::version::sanitize_value)
 }
 
 /// The probe URL of a line: its own origin (never routed), HTTP family, plus the path.

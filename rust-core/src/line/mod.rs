@@ -12,6 +12,8 @@ pub mod pool;
 pub mod rank;
 pub mod router;
 pub mod stats;
+pub mod upgrade;
+pub mod version;
 pub mod ws;
 
 pub use breaker::{Admission, Breaker, BreakerParams, BreakerState, PersistedBreaker};
@@ -20,4 +22,5 @@ pub use guard::SwitchGuard;
 pub use outcome::{Outcome, Protocol};
 pub use pool::{LinePool, LineSnapshot, LineState, PersistedLine, PoolSnapshot, Selection};
 pub use stats::{PersistedBucket, WindowStats, WindowSummary};
+pub use version::VersionGuard;
 pub use ws::{CloseCause, WsEvent};

@@ -21,6 +21,13 @@
 //! current line marks the pool dirty, so the very next request moves (subject to the
 //! guard): traffic leaves a failing line within one failed request.
 //!
+//! # Deployment versions
+//! With a [`VersionGuard`] (the business line names a `version_header`) each line keeps
+//! the last fingerprint seen; under `strict` both re-ranking and in-call failover put
+//! usable lines of the reference fingerprint first, and [`LinePool::version_mismatch`]
+//! tells the router whether a decision lands on another fingerprint (see
+//! [`super::version`]).
+//!
 //! # In-call failover
 //! With a non-empty `exclude` (line ids already tried by this call) the pool returns the
 //! best admitting line not excluded ([`Reason::RetryExcluded`]) without moving its sticky
@@ -32,7 +39,8 @@ use super::guard::SwitchGuard;
 use super::outcome::{Outcome, Protocol};
 use super::rank::{all_slow, rank};
 use super::stats::{PersistedBucket, WindowStats};
-use crate::config::{LineConfig, Thresholds};
+use super::version::VersionGuard;
+use crate::config::{LineConfig, Thresholds, VersionPolicy};
 use crate::error::{Error, FieldError, Result};
 use crate::trace::Reason;
 use serde::{Deserialize, Serialize};
@@ -62,6 +70,8 @@ pub struct LineState {
     pub last_error: Option<Outcome>,
     /// Line faults in a row (reset by any counted non-fault outcome).
     pub consecutive_faults: u32,
+    /// Last deployment fingerprint seen on this line (see [`super::version`]).
+    pub version: Option<Arc<str>>,
 }
 
 impl LineState {
@@ -84,6 +94,7 @@ impl LineState {
             last_cost_ms: None,
             last_error: None,
             consecutive_faults: 0,
+            version: None,
         }
     }
 }
@@ -126,6 +137,8 @@ pub struct LineSnapshot {
     pub last_error: Option<&'static str>,
     /// Whether this is the pool's sticky current line.
     pub current: bool,
+    /// Last deployment fingerprint seen (null when unknown or the guard is off).
+    pub version: Option<String>,
 }
 
 /// A pool's lines, best first. Serialises as a JSON array.
@@ -183,6 +196,8 @@ pub struct LinePool {
     rerank_at: u64,
     /// Reused ranking buffer.
     order: Vec<usize>,
+    /// The deployment-version guard, when the business line names a `version_header`.
+    version: Option<VersionGuard>,
 }
 
 impl LinePool {
@@ -264,6 +279,7 @@ impl LinePool {
             dirty: true,
             rerank_at: 0,
             order,
+            version: None,
         })
     }
 
@@ -306,6 +322,50 @@ impl LinePool {
         &self.guard
     }
 
+    /// Turns the deployment-version guard on with `policy`, or off with `None` (which
+    /// forgets every fingerprint).
+    pub fn set_version_policy(&mut self, policy: Option<VersionPolicy>) {
+        match policy {
+            None => {
+                self.version = None;
+                for line in &mut self.lines {
+                    line.version = None;
+                }
+            }
+            Some(p) => match &mut self.version {
+                Some(guard) if guard.policy() == p => {}
+                slot => *slot = Some(VersionGuard::new(p)),
+            },
+        }
+    }
+
+    /// The version guard, when on.
+    pub fn version_guard(&self) -> Option<&VersionGuard> {
+        self.version.as_ref()
+    }
+
+    /// Line `index` answered with deployment fingerprint `value` (already sanitized).
+    /// Ignored when the guard is off or the index is unknown. A changed fingerprint under
+    /// `strict` makes the next select re-rank.
+    pub fn observe_version(&mut self, index: usize, value: Arc<str>) {
+        let Some(guard) = &mut self.version else {
+            return;
+        };
+        let changed = guard.observe(&mut self.lines, self.current, index, value);
+        if changed && guard.policy() == VersionPolicy::Strict {
+            self.dirty = true;
+        }
+    }
+
+    /// Whether a decision for line `index` lands on a fingerprint other than the
+    /// reference (always `false` with the guard off).
+    pub fn version_mismatch(&self, index: usize) -> bool {
+        match (&self.version, self.lines.get(index)) {
+            (Some(guard), Some(line)) => guard.mismatch(line.version.as_ref()),
+            _ => false,
+        }
+    }
+
     /// Picks the line for one request at `now_ms`. `exclude` lists line ids already tried
     /// by this call (in-call failover). See the module docs for the rules.
     pub fn select(&mut self, now_ms: u64, exclude: &[&str]) -> Selection {
@@ -336,6 +396,9 @@ impl LinePool {
         self.dirty = false;
         let mut order = std::mem::take(&mut self.order);
         rank(&self.lines, now_ms, &mut order);
+        if let Some(guard) = &self.version {
+            guard.prefer_compatible(&self.lines, now_ms, &mut order);
+        }
         let best = order.first().copied().unwrap_or(0);
         self.order = order;
         self.rerank_at = self.next_rerank_at(now_ms);
@@ -394,6 +457,9 @@ impl LinePool {
     fn select_excluding(&mut self, now_ms: u64, exclude: &[&str]) -> Selection {
         let mut order = std::mem::take(&mut self.order);
         rank(&self.lines, now_ms, &mut order);
+        if let Some(guard) = &self.version {
+            guard.prefer_compatible(&self.lines, now_ms, &mut order);
+        }
         let mut chosen = None;
         for &i in &order {
             if exclude.contains(&&*self.lines[i].id) {
@@ -497,6 +563,12 @@ impl LinePool {
             line.last_cost_ms = prev.last_cost_ms;
             line.last_error = prev.last_error;
             line.consecutive_faults = prev.consecutive_faults;
+            if self.version.is_some() {
+                line.version = prev.version.clone();
+            }
+        }
+        if let (Some(guard), Some(old_guard)) = (&mut self.version, &old.version) {
+            guard.carry_over(old_guard);
         }
         if let Some(cur) = old.lines.get(old.current) {
             if let Some(i) = self.index_of(&cur.id) {
@@ -596,6 +668,7 @@ impl LinePool {
                     used: l.used,
                     last_error: l.last_error.map(Outcome::as_str),
                     current: i == self.current,
+                    version: l.version.as_deref().map(str::to_string),
                 }
             })
             .collect();

@@ -153,3 +153,11 @@ pub fn all_slow(lines: &[LineState], now_ms: u64, timeout_ms: u64) -> bool {
             .iter()
             .all(|l| l.used && recent_cost_ms(l, now_ms).is_some_and(|c| c > timeout_ms))
 }
+
+/// Whether `line` can take traffic at `now_ms` without being a known bad choice: its
+/// breaker admits and its most recent counted outcome was not a line fault still inside
+/// the window (the first two keys of the ranking).
+pub fn is_usable(line: &LineState, now_ms: u64) -> bool {
+    let faulted = line.consecutive_faults > 0 && line.stats.summary(now_ms).weighted_failures > 0.0;
+    !line.breaker.is_open(now_ms) && !faulted
+}

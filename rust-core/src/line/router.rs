@@ -78,6 +78,12 @@ pub struct RouteDecision {
     pub line: Option<Arc<str>>,
     /// Why.
     pub reason: Reason,
+    /// The chosen line's known deployment fingerprint differs from the business line's
+    /// reference (see [`super::version`]).
+    pub version_mismatch: bool,
+    /// The response header carrying the deployment fingerprint, when the business line
+    /// has one: the caller reports its value with the attempt.
+    pub version_header: Option<Arc<str>>,
 }
 
 /// A business line and its pools.
@@ -89,6 +95,8 @@ pub struct BizEntry {
     pub http: Option<Mutex<LinePool>>,
     /// WebSocket pool.
     pub ws: Option<Mutex<LinePool>>,
+    /// Response header carrying the deployment fingerprint (`version_header`).
+    pub version_header: Option<Arc<str>>,
 }
 
 impl BizEntry {
@@ -126,6 +134,7 @@ impl Topology {
                 }
                 let mut pool =
                     LinePool::new(protocol, lines, &config.thresholds, config.allow_cleartext)?;
+                pool.set_version_policy(line.version_header.as_ref().map(|_| line.version_policy));
                 if let Some(old) = previous
                     .and_then(|p| p.biz_entry(name))
                     .and_then(|b| b.pool(protocol))
@@ -138,6 +147,7 @@ impl Topology {
                 name: Arc::from(name.as_str()),
                 http: make(Protocol::Http, &line.http)?,
                 ws: make(Protocol::Ws, &line.ws)?,
+                version_header: line.version_header.as_deref().map(Arc::from),
             });
         }
         let hosts = HostPatterns::new(
@@ -177,6 +187,8 @@ impl Topology {
             protocol: req.protocol,
             line: None,
             reason,
+            version_mismatch: false,
+            version_header: None,
         };
         if req.keep_original {
             return unchanged(None, Reason::KeepOriginal);
@@ -192,6 +204,8 @@ impl Topology {
                     protocol: req.protocol,
                     line: None,
                     reason: Reason::FixedHost,
+                    version_mismatch: false,
+                    version_header: None,
                 },
                 Err(_) => unchanged(None, Reason::FixedHostInvalid),
             };
@@ -221,6 +235,8 @@ impl Topology {
                 protocol: req.protocol,
                 line: Some(line.id.clone()),
                 reason,
+                version_mismatch: pool.version_mismatch(index),
+                version_header: biz.version_header.clone(),
             };
         }
         let biz = req
@@ -247,6 +263,8 @@ impl Topology {
             protocol: req.protocol,
             line: Some(line.id.clone()),
             reason,
+            version_mismatch: pool.version_mismatch(index),
+            version_header: biz.version_header.clone(),
         }
     }
 }

@@ -124,11 +124,16 @@ class LineKitApiTest {
 
     @Test
     fun `fast path decisions unpack`() {
-        val d = JniRouter.unpack("sticky\nali\nspot\nhttp://h:1/p?q=1")
+        val d = JniRouter.unpack("sticky\nali\nspot\nX-Deployment-Version\n1\nhttp://h:1/p?q=1")
         assertEquals(listOf("sticky", "ali", "spot", "http://h:1/p?q=1"), listOf(d.reason, d.line, d.biz, d.url))
-        val u = JniRouter.unpack("unmanaged\n\n\nhttp://x/")
+        assertTrue(d.versionMismatch)
+        assertEquals("X-Deployment-Version", d.versionHeader)
+        val u = JniRouter.unpack("unmanaged\n\n\n\n\nhttp://x/")
         assertNull(u.line)
         assertNull(u.biz)
+        assertFalse(u.versionMismatch)
+        assertNull(u.versionHeader)
+        assertThrows(IllegalStateException::class.java) { JniRouter.unpack("sticky\nali\nspot\nhttp://h:1/p") }
         assertThrows(IllegalStateException::class.java) { JniRouter.unpack("garbage") }
     }
 
@@ -192,14 +197,14 @@ class LineKitApiTest {
         }
         assertTrue(e.message!!.contains("null native handle"), e.message)
         assertThrows(IllegalArgumentException::class.java) {
-            dev.linekit.internal.NativeFast.report(0L, null, null, false, 0, 200, 1, -1, -1, -1, -1)
+            dev.linekit.internal.NativeFast.report(0L, null, null, false, 0, 200, 1, -1, -1, -1, -1, null)
         }
         LineKit.Builder().configJson(spotConfig(a)).build().use { kit ->
             // An unknown outcome code is rejected by the native side, not undefined behaviour.
             val handle = kit.javaClass.getDeclaredField("handle").apply { isAccessible = true }.get(kit)
             val raw = handle!!.javaClass.getDeclaredField("handle").apply { isAccessible = true }.getLong(handle)
             val err = assertThrows(IllegalArgumentException::class.java) {
-                dev.linekit.internal.NativeFast.report(raw, "spot", "a", false, 99, 200, 1, -1, -1, -1, -1)
+                dev.linekit.internal.NativeFast.report(raw, "spot", "a", false, 99, 200, 1, -1, -1, -1, -1, null)
             }
             assertTrue(err.message!!.contains("unknown outcome"), err.message)
         }

@@ -41,7 +41,11 @@ class LineKit private constructor(
     fastPath: Boolean,
     internal val attemptObserver: ((Attempt) -> Unit)?,
     private val ownedTransport: AutoCloseable?,
+    internal val versionMismatchListener: ((RouteTag) -> Unit)? = null,
+    transport: HttpTransport? = null,
 ) : AutoCloseable {
+    private val diagnosisClient = DiagnosisClient(transport)
+    private val diagnosis = DiagnosisRunner(diagnosisClient::get)
     private val handle: NativeHandle? = if (fastPath) NativeHandle(native.nativeHandle().toLong()) else null
     private val closed = AtomicBoolean(false)
 
@@ -173,6 +177,34 @@ class LineKit private constructor(
     fun detect(biz: String): Boolean = live { native.detect(biz) }
 
     /**
+     * Diagnoses the network path to the lines of business line [biz] (all of them for
+     * null), blocking until the [DiagnosisReport] is ready: at most about [timeoutMs].
+     * Measures through the independent transport and within the probe budget; a second
+     * caller while one runs gets the running one's report.
+     *
+     * @throws IllegalStateException on the main thread (use the callback variant there).
+     * @throws LineKitException.InvalidArgument for an unknown business line.
+     */
+    @JvmOverloads
+    fun diagnose(biz: String? = null, timeoutMs: Long = 10_000): DiagnosisReport {
+        check(!DiagnosisMainThread.isMainThread()) {
+            "linekit: diagnose() blocks; call it off the main thread or pass a callback"
+        }
+        return diagnosis.await(startDiagnosis(biz, timeoutMs), timeoutMs)
+    }
+
+    /**
+     * Like [diagnose], without blocking: [callback] receives the report on a Linekit
+     * thread (safe to call from the main thread).
+     */
+    fun diagnose(biz: String?, timeoutMs: Long, callback: (DiagnosisReport) -> Unit) {
+        startDiagnosis(biz, timeoutMs).thenAccept(callback)
+    }
+
+    private fun startDiagnosis(biz: String?, timeoutMs: Long) =
+        diagnosis.start(timeoutMs) { live { native.diagnosis(biz) } }
+
+    /**
      * A [LineKitDns] over this engine that falls back to [delegate] (the platform resolver
      * by default) whenever the engine has no usable HTTPDNS answer.
      */
@@ -201,6 +233,7 @@ class LineKit private constructor(
         native.shutdown()
         ownedTransport?.close()
         native.close()
+        diagnosisClient.close()
     }
 
     private companion object {
@@ -234,6 +267,7 @@ class LineKit private constructor(
         private var traceSink: ((String) -> Unit)? = null
         private var fastPath: Boolean = true
         private var onAttempt: ((Attempt) -> Unit)? = null
+        private var onVersionMismatch: ((RouteTag) -> Unit)? = null
         private var transport: LineKitTransport? = null
         private var defaultTransport: Boolean = true
 
@@ -268,6 +302,14 @@ class LineKit private constructor(
         fun onAttempt(observer: (Attempt) -> Unit): Builder = apply { onAttempt = observer }
 
         /**
+         * Called, on the calling thread before the attempt is sent, for every attempt routed
+         * onto a line whose deployment fingerprint (`version_header`) differs from the one
+         * its business line was served from ([RouteTag.versionMismatch]): the app can switch
+         * to a read-only or cached mode. Must be cheap.
+         */
+        fun onVersionMismatch(listener: (RouteTag) -> Unit): Builder = apply { onVersionMismatch = listener }
+
+        /**
          * The transport for probes and HTTPDNS queries. By default the engine gets a new
          * [OkHttpTransport] that it owns and closes with itself; a transport given here
          * stays the caller's to close. `null` gives the engine no transport: it then never
@@ -294,7 +336,7 @@ class LineKit private constructor(
                 throw t
             }
             return try {
-                LineKit(native, fastPath, onAttempt, owned)
+                LineKit(native, fastPath, onAttempt, owned, onVersionMismatch, chosen)
             } catch (t: Throwable) {
                 native.shutdown()
                 owned?.close()

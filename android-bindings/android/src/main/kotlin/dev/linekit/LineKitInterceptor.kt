@@ -59,7 +59,8 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
         while (true) {
             val decision = router.route(url, original.method, biz, keepOriginal, fixedHost, ws, excluded)
                 ?: return chain.proceed(base) // closed engine: pass through
-            val tag = RouteTag(decision.reason, decision.biz, decision.line, attempt, excluded)
+            val tag = RouteTag(decision.reason, decision.biz, decision.line, attempt, excluded, decision.versionMismatch)
+            if (tag.versionMismatch) lineKit.versionMismatchListener?.invoke(tag)
             val request = rewrite(base, decision, tag)
             val start = System.nanoTime()
             listener?.beginAttempt(start)
@@ -77,7 +78,8 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
             }
             val status = response.code
             val outcome = AttemptOutcome.fromStatus(status)
-            report(request, tag, outcome, status, listener, start, null, ws)
+            val version = decision.versionHeader?.let { response.header(it) }
+            report(request, tag, outcome, status, listener, start, null, ws, version)
             if (outcome.isLineFault(status) && mayRetry(decision, attempt, chain, base)) {
                 response.close()
                 excluded = excluded + decision.line!!
@@ -103,10 +105,11 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
         start: Long,
         error: IOException?,
         ws: Boolean,
+        version: String? = null,
     ) {
         val end = System.nanoTime()
         val timings = listener?.endAttempt(end) ?: AttemptTimings(null, null, null, null, end - start)
-        if (tag.line != null) lineKit.router.report(tag.biz, tag.line, ws, outcome, status, timings)
+        if (tag.line != null) lineKit.router.report(tag.biz, tag.line, ws, outcome, status, timings, version)
         lineKit.attemptObserver?.invoke(Attempt(request, tag, outcome, status, timings, error))
     }
 

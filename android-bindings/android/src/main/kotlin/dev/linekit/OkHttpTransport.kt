@@ -1,5 +1,6 @@
 package dev.linekit
 
+import dev.linekit.ffi.HttpHeader
 import dev.linekit.ffi.HttpTransport
 import dev.linekit.ffi.TransportCompletion
 import dev.linekit.ffi.TransportFailure
@@ -148,7 +149,7 @@ class OkHttpTransport @JvmOverloads constructor(
             // Read up to one byte past the limit.
         }
         if (buffer.size > MAX_BODY) return TransportOutcome.Failed(TransportFailure.TOO_LARGE)
-        return TransportOutcome.Response(response.code.toUShort(), buffer.readByteArray())
+        return TransportOutcome.Response(response.code.toUShort(), buffer.readByteArray(), headersOf(response))
     }
 
     private fun failure(call: Call, e: IOException): TransportOutcome = TransportOutcome.Failed(
@@ -164,6 +165,12 @@ class OkHttpTransport @JvmOverloads constructor(
         },
     )
 
+    /** The first [MAX_HEADERS] response headers, each value cut to [MAX_HEADER_VALUE] chars. */
+    private fun headersOf(response: Response): List<HttpHeader> {
+        val h = response.headers
+        return (0 until minOf(h.size, MAX_HEADERS)).map { i -> HttpHeader(h.name(i), h.value(i).take(MAX_HEADER_VALUE)) }
+    }
+
     /** Fixed addresses for bootstrap names, the system resolver for the rest. */
     private class BootstrapDns(private val fixed: Map<String, List<InetAddress>>) : Dns {
         override fun lookup(hostname: String): List<InetAddress> =
@@ -172,5 +179,7 @@ class OkHttpTransport @JvmOverloads constructor(
 
     private companion object {
         const val MAX_BODY = 64L * 1024
+        const val MAX_HEADERS = 64
+        const val MAX_HEADER_VALUE = 1024
     }
 }

@@ -9,6 +9,9 @@ package dev.linekit
  * @property line id of the line it was put on, if any.
  * @property attempt 0 for the first attempt, 1+ for in-call retries on other lines.
  * @property excluded line ids already tried by this call before this attempt.
+ * @property versionMismatch the line runs another deployment (its `version_header`
+ *   fingerprint) than the one the business line was served from; see
+ *   [LineKit.Builder.onVersionMismatch].
  */
 data class RouteTag(
     val reason: String,
@@ -16,6 +19,7 @@ data class RouteTag(
     val line: String?,
     val attempt: Int,
     val excluded: List<String>,
+    val versionMismatch: Boolean = false,
 )
 
 /**
@@ -25,12 +29,18 @@ data class RouteTag(
  * @property line chosen line id, if the request was put on a line.
  * @property biz owning business line, if any.
  * @property url the final URL to send (equal to the input when not rewritten).
+ * @property versionMismatch the line's deployment fingerprint differs from the business
+ *   line's reference.
+ * @property versionHeader the response header whose value belongs in this attempt's report
+ *   (the business line's `version_header`), if any.
  */
 class RouteDecision(
     val reason: String,
     val line: String?,
     val biz: String?,
     val url: String,
+    val versionMismatch: Boolean = false,
+    val versionHeader: String? = null,
 ) {
     override fun toString(): String = "RouteDecision(reason=$reason, biz=$biz, line=$line)"
 }

@@ -14,7 +14,8 @@ internal object NativeFast {
     }
 
     /**
-     * Routes one request; returns `"reason\nline\nbiz\nurl"` (empty fields for none).
+     * Routes one request; returns `"reason\nline\nbiz\nversionHeader\nversionMismatch\nurl"`
+     * (empty fields for none; `versionMismatch` is `1` or empty).
      * [exclude] holds line ids joined by `\n`, or null.
      */
     @JvmStatic
@@ -29,7 +30,10 @@ internal object NativeFast {
         exclude: String?,
     ): String
 
-    /** Reports one attempt; negative numbers mean "none", [outcome] is the wire code. */
+    /**
+     * Reports one attempt; negative numbers mean "none", [outcome] is the wire code,
+     * [version] the response's `version_header` value (null when absent).
+     */
     @JvmStatic
     external fun report(
         handle: Long,
@@ -43,6 +47,7 @@ internal object NativeFast {
         connectMs: Long,
         tlsMs: Long,
         ttfbMs: Long,
+        version: String?,
     )
 
     /** `thresholds.max_retries` of the config in force. */

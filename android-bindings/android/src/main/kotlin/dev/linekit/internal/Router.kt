@@ -36,6 +36,7 @@ internal interface Router {
         outcome: AttemptOutcome,
         status: Int?,
         timings: AttemptTimings,
+        version: String? = null,
     )
 
     /** `thresholds.max_retries` in force (0 when closed). */
@@ -66,6 +67,7 @@ internal class JniRouter(private val handle: NativeHandle) : Router {
         outcome: AttemptOutcome,
         status: Int?,
         timings: AttemptTimings,
+        version: String?,
     ) {
         handle.use {
             NativeFast.report(
@@ -75,6 +77,7 @@ internal class JniRouter(private val handle: NativeHandle) : Router {
                 AttemptTimings.msOrNone(timings.connectNanos),
                 AttemptTimings.msOrNone(timings.tlsNanos),
                 AttemptTimings.msOrNone(timings.ttfbNanos),
+                version,
             )
         }
     }
@@ -82,15 +85,22 @@ internal class JniRouter(private val handle: NativeHandle) : Router {
     override fun maxRetries(): Int = handle.use { NativeFast.maxRetries(it) } ?: 0
 
     companion object {
-        /** Parses `"reason\nline\nbiz\nurl"`. */
+        /** Parses `"reason\nline\nbiz\nversionHeader\nversionMismatch\nurl"`. */
         fun unpack(packed: String): RouteDecision {
             val a = packed.indexOf('\n')
             val b = packed.indexOf('\n', a + 1)
             val c = packed.indexOf('\n', b + 1)
-            check(a > 0 && b > a && c > b) { "linekit: malformed fast-path decision" }
+            val d = packed.indexOf('\n', c + 1)
+            val e = packed.indexOf('\n', d + 1)
+            check(a > 0 && b > a && c > b && d > c && e > d) { "linekit: malformed fast-path decision" }
             val line = if (b == a + 1) null else packed.substring(a + 1, b)
             val biz = if (c == b + 1) null else packed.substring(b + 1, c)
-            return RouteDecision(packed.substring(0, a), line, biz, packed.substring(c + 1))
+            val versionHeader = if (d == c + 1) null else packed.substring(c + 1, d)
+            return RouteDecision(
+                packed.substring(0, a), line, biz, packed.substring(e + 1),
+                versionMismatch = e == d + 2 && packed[d + 1] == '1',
+                versionHeader = versionHeader,
+            )
         }
     }
 }
@@ -109,7 +119,7 @@ internal class UniffiRouter(private val native: NativeLineKit) : Router {
         val d = native.route(
             RouteRequest(url, method, biz, keepOriginal, fixedHost, if (ws) Protocol.WS else Protocol.HTTP, exclude),
         )
-        RouteDecision(d.reason, d.line, d.biz, d.url)
+        RouteDecision(d.reason, d.line, d.biz, d.url, d.versionMismatch, d.versionHeader)
     }
 
     override fun report(
@@ -119,6 +129,7 @@ internal class UniffiRouter(private val native: NativeLineKit) : Router {
         outcome: AttemptOutcome,
         status: Int?,
         timings: AttemptTimings,
+        version: String?,
     ) {
         closedAsNull {
             native.report(
@@ -134,6 +145,7 @@ internal class UniffiRouter(private val native: NativeLineKit) : Router {
                     connectMs = ms(timings.connectNanos),
                     tlsMs = ms(timings.tlsNanos),
                     ttfbMs = ms(timings.ttfbNanos),
+                    version = version,
                 ),
             )
         }
