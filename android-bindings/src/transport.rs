@@ -216,6 +216,7 @@ mod tests {
             Some(TransportResult::Response {
                 status: 204,
                 body: vec![1, 2]
+                headers: Vec::new(),
             })
         );
         assert!(rx.try_recv().is_err());

@@ -67,6 +67,7 @@ impl HangingTransport {
             done.complete(TransportResult::Response {
                 status: 200,
                 body: body.into_bytes(),
+                headers: Vec::new(),
             });
         }
     }

@@ -50,6 +50,7 @@ impl FakeTransport {
             TransportResult::Response {
                 status: 200,
                 body: body.to_vec(),
+                headers: Vec::new(),
             },
         );
     }
@@ -227,6 +228,7 @@ fn failures_back_off_the_provider_and_show_in_state() {
         TransportResult::Response {
             status: 502,
             body: b"bad gateway".to_vec(),
+            headers: Vec::new(),
         },
     );
     kit.run_due();

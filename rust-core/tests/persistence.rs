@@ -653,6 +653,7 @@ impl linekit_core::transport::Transport for AnsweringTransport {
         done.complete(linekit_core::transport::TransportResult::Response {
             status: 200,
             body: body.into_bytes(),
+            headers: Vec::new(),
         });
     }
 }

@@ -34,11 +34,13 @@ impl Transport for World {
             TransportResult::Response {
                 status: 503,
                 body: Vec::new(),
+                headers: Vec::new(),
             }
         } else {
             TransportResult::Response {
                 status: 204,
                 body: Vec::new(),
+                headers: Vec::new(),
             }
         };
         done.complete(result);

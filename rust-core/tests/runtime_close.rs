@@ -111,6 +111,7 @@ fn close_under_load_is_prompt_and_final() {
         done.complete(TransportResult::Response {
             status: 200,
             body: Vec::new(),
+            headers: Vec::new(),
         });
     }
     stop.store(true, Ordering::Relaxed);

@@ -225,7 +225,7 @@ impl Inner {
             return;
         }
         let body = match result {
-            TransportResult::Response { status, body } if (200..300).contains(&status) => body,
+            TransportResult::Response { status, body, .. } if (200..300).contains(&status) => body,
             TransportResult::Response { status, .. } => {
                 return self.query_failed(q, index, &format!("HTTP {status}"), now)
             }
