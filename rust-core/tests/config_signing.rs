@@ -278,7 +278,9 @@ fn a_persisted_config_past_its_expiry_is_refused_with_expired() {
     let anchor: TrustConfig = serde_json::from_str(&t1).unwrap();
     let bare = config(5, "");
     assert_eq!(
-        open_persisted(&bare, Some(&anchor), NOW_S).unwrap_err().reason,
+        open_persisted(&bare, Some(&anchor), NOW_S)
+            .unwrap_err()
+            .reason,
         ConfigReason::Unsigned
     );
 }
@@ -311,7 +313,10 @@ fn remote_trust_and_expiry_fields_are_validated_with_paths() {
             "remote.urls[2]",
         ]
     );
-    assert_eq!(paths(&config(1, r#""remote":{"urls":[]}"#)), ["remote.urls"]);
+    assert_eq!(
+        paths(&config(1, r#""remote":{"urls":[]}"#)),
+        ["remote.urls"]
+    );
     assert_eq!(
         paths(&config(
             1,

@@ -184,7 +184,10 @@ fn first_round_waits_for_the_startup_delay_and_uses_get_on_the_first_url() {
     assert_eq!(w.t.config_requests().len(), 0);
     w.advance(1);
     let r = w.t.last();
-    assert_eq!((r.method.as_str(), r.url.as_str()), ("GET", "https://cfg-a.example.com/lk.json"));
+    assert_eq!(
+        (r.method.as_str(), r.url.as_str()),
+        ("GET", "https://cfg-a.example.com/lk.json")
+    );
     assert_eq!(r.timeout_ms, 2000);
     assert!(r.headers.is_empty());
 }
@@ -287,7 +290,10 @@ fn every_rejection_keeps_current_and_last_good_and_moves_to_the_next_url() {
         ),
         (signed_next(1), "not_newer"),
         ("{\"signed\": 1}".to_string(), "malformed"),
-        (format!("{{\"signed\":\"{}\"}}", "A".repeat(300 * 1024)), "oversize"),
+        (
+            format!("{{\"signed\":\"{}\"}}", "A".repeat(300 * 1024)),
+            "oversize",
+        ),
         (
             envelope(
                 &trusted_config(3, &t1, LATER_S, r#""trace":{"sample_rate":3}"#),
@@ -299,7 +305,11 @@ fn every_rejection_keeps_current_and_last_good_and_moves_to_the_next_url() {
     for (body, code) in &cases {
         w.kit.refresh_config();
         w.t.respond(200, body, None);
-        assert_eq!(w.t.last().url, "https://cfg-b.example.net/lk.json", "{code}");
+        assert_eq!(
+            w.t.last().url,
+            "https://cfg-b.example.net/lk.json",
+            "{code}"
+        );
         assert_eq!(
             w.config_state()["fetch"][0]["last_outcome"],
             *code,
@@ -340,10 +350,22 @@ fn rotation_is_accepted_only_when_signed_by_the_current_keys() {
     let rotated = trusted_config(2, &trust(&[("k2", &k2)], 1), LATER_S, URLS);
     let u = w.kit.update_config(&envelope(&rotated, &[("k2", &k2)]));
     assert!(u.error.unwrap().starts_with("unknown_key: "));
-    assert!(w.kit.update_config(&envelope(&rotated, &[("k1", &k1)])).applied);
+    assert!(
+        w.kit
+            .update_config(&envelope(&rotated, &[("k1", &k1)]))
+            .applied
+    );
     let next = trusted_config(3, &trust(&[("k2", &k2)], 1), LATER_S, URLS);
-    assert!(!w.kit.update_config(&envelope(&next, &[("k1", &k1)])).applied);
-    assert!(w.kit.update_config(&envelope(&next, &[("k2", &k2)])).applied);
+    assert!(
+        !w.kit
+            .update_config(&envelope(&next, &[("k1", &k1)]))
+            .applied
+    );
+    assert!(
+        w.kit
+            .update_config(&envelope(&next, &[("k2", &k2)]))
+            .applied
+    );
 }
 
 #[test]
@@ -365,7 +387,11 @@ fn a_running_engine_keeps_routing_after_expiry_and_fetches_at_once() {
     assert_eq!(state["status"], "config_expired");
     assert_eq!(state["expired"], true);
     assert!(w.events.reasons().iter().any(|r| r == "config_expired"));
-    assert_eq!(w.t.config_requests().len(), n + 1, "a fetch starts at expiry");
+    assert_eq!(
+        w.t.config_requests().len(),
+        n + 1,
+        "a fetch starts at expiry"
+    );
     assert_eq!(w.kit.in_flight(), 1);
     // Routing still uses the expired config.
     let d = w.kit.route(&linekit_core::engine::RouteRequest {

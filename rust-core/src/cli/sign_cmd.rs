@@ -93,12 +93,11 @@ pub(super) fn sign(
     if key_id.is_empty() || key_id.len() > 64 {
         return fail(err, "--key-id must be 1 to 64 characters");
     }
-    let key = match read_text(key_file, input, MAX_KEY_FILE_BYTES)
-        .and_then(|t| decode_signing_key(&t))
-    {
-        Ok(k) => k,
-        Err(e) => return fail(err, &format!("private key: {e}")),
-    };
+    let key =
+        match read_text(key_file, input, MAX_KEY_FILE_BYTES).and_then(|t| decode_signing_key(&t)) {
+            Ok(k) => k,
+            Err(e) => return fail(err, &format!("private key: {e}")),
+        };
     let text = match read_text(file, input, MAX_INPUT_BYTES) {
         Ok(t) => t,
         Err(e) => return fail(err, &e),

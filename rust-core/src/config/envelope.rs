@@ -113,9 +113,7 @@ impl Envelope {
                 .and_then(|s| STANDARD.decode(s).ok())
                 .and_then(|b| <[u8; 64]>::try_from(b.as_slice()).ok())
                 .ok_or_else(|| {
-                    malformed(format!(
-                        "signatures[{i}].sig: expected base64 of 64 bytes"
-                    ))
+                    malformed(format!("signatures[{i}].sig: expected base64 of 64 bytes"))
                 })?;
             signatures.push(EnvelopeSignature {
                 key_id: key_id.chars().take(64).collect(),

@@ -20,5 +20,7 @@ pub use rules::{
 };
 pub use seal::{open, parse_key_hex, seal};
 pub use source::{
-    app_config_errors, check_update, resolve, resolve_at, ConfigSource, ConfigSources, LastGoodStore, Resolved};
+    app_config_errors, check_update, resolve, resolve_at, ConfigSource, ConfigSources,
+    LastGoodStore, Resolved,
+};
 pub use validate::{parse_config, validate, MAX_CONFIG_BYTES};

@@ -84,7 +84,10 @@ pub fn resolve(sources: &ConfigSources) -> Resolved {
 pub fn resolve_at(sources: &ConfigSources, wall_now_s: Option<u64>) -> Resolved {
     let mut skipped = Vec::new();
     let remote = sources.remote.as_deref().map(parse_config);
-    let sealed = sources.sealed.as_ref().map(|(text, key)| open_sealed(text, key));
+    let sealed = sources
+        .sealed
+        .as_ref()
+        .map(|(text, key)| open_sealed(text, key));
     // The app's own config is the root of trust for what was persisted.
     let anchor = [&remote, &sealed]
         .into_iter()

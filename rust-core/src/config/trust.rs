@@ -111,7 +111,10 @@ pub(crate) fn check(trust: &TrustConfig, expires_at: Option<u64>, f: &mut Findin
     for (i, key) in trust.keys.iter().enumerate() {
         let path = format!("trust.keys[{i}]");
         if key.id.is_empty() || key.id.len() > 64 || key.id.chars().any(char::is_control) {
-            f.rule(&format!("{path}.id"), "must be 1 to 64 printable characters");
+            f.rule(
+                &format!("{path}.id"),
+                "must be 1 to 64 printable characters",
+            );
         } else if !seen.insert(key.id.as_str()) {
             f.rule(&format!("{path}.id"), "key id is listed twice");
         }
@@ -124,10 +127,7 @@ pub(crate) fn check(trust: &TrustConfig, expires_at: Option<u64>, f: &mut Findin
     } else if trust.is_active() && trust.threshold as usize > trust.keys.len() {
         f.rule(
             "trust.threshold",
-            format!(
-                "must not exceed the number of keys ({})",
-                trust.keys.len()
-            ),
+            format!("must not exceed the number of keys ({})", trust.keys.len()),
         );
     }
     if trust.is_active() && expires_at.is_none() && !f.dirty("expires_at") {

@@ -449,9 +449,8 @@ impl Inner {
                         format!("body is {} bytes", body.len()),
                     ))
                 } else {
-                    String::from_utf8(body).map_err(|_| {
-                        Rejection::new(ConfigReason::Malformed, "body is not UTF-8")
-                    })
+                    String::from_utf8(body)
+                        .map_err(|_| Rejection::new(ConfigReason::Malformed, "body is not UTF-8"))
                 };
                 let offered = match offer {
                     Ok(text) => self.offer(&text, Some(index)).1,
