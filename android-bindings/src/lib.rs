@@ -30,6 +30,7 @@ pub mod fast;
 pub mod fast_dns;
 mod native;
 mod records;
+mod remote;
 mod sink;
 mod transport;
 mod ws;
@@ -41,6 +42,7 @@ pub use records::{
     AttemptReport, ConfigUpdate, NetworkInfo, Outcome, PrivateDns, Protocol, RouteDecision,
     RouteRequest,
 };
+pub use remote::{app_config_errors, ConfigFieldError};
 pub use sink::TraceSink;
 pub use transport::{
     HttpHeader, HttpTransport, TransportCompletion, TransportFailure, TransportKind,

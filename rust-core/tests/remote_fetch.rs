@@ -512,6 +512,7 @@ fn an_invalid_app_config_fails_build_with_every_path() {
     let bad = r#"{"version":1,"biz_lines":{"spot":{"http":[{"id":"a","url":"ftp://x"}]}},"trace":{"sample_rate":2}}"#;
     let err = LineKit::builder()
         .config_json(bad)
+        .fallback_on_invalid_config(false)
         .runtime_mode(RuntimeMode::Manual)
         .build()
         .unwrap_err();

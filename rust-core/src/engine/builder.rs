@@ -18,7 +18,6 @@ use std::sync::Arc;
 /// Builds a [`LineKit`] from the app's config sources (DESIGN 1.4): a remote config if
 /// the app has one, the last good remote config persisted in the storage directory, the
 /// sealed default shipped with the app, and a hard-coded fallback.
-#[derive(Default)]
 pub struct LineKitBuilder {
     config_json: Option<String>,
     sealed: Option<(String, Vec<u8>)>,
@@ -30,6 +29,23 @@ pub struct LineKitBuilder {
     transport: Option<Arc<dyn Transport>>,
     mode: RuntimeMode,
     fallback_on_invalid_config: bool,
+}
+
+impl Default for LineKitBuilder {
+    fn default() -> Self {
+        LineKitBuilder {
+            config_json: None,
+            sealed: None,
+            hard_coded: None,
+            storage_dir: None,
+            clock: None,
+            sink: None,
+            seed: None,
+            transport: None,
+            mode: RuntimeMode::default(),
+            fallback_on_invalid_config: true,
+        }
+    }
 }
 
 impl LineKitBuilder {
@@ -79,9 +95,10 @@ impl LineKitBuilder {
         self.transport = Some(transport);
         self
     }
-    /// When the app's own config (`config_json` or the sealed asset) fails validation,
-    /// fall back down the chain instead of failing [`LineKitBuilder::build`] (off by
-    /// default: a broken app config is a bug to see at once, not a silent fallback).
+    /// When the app's own config (`config_json` or the sealed asset) fails validation:
+    /// `true` (the default here) skips it down the chain, with the reason in the state's
+    /// `config.skipped`; `false` makes [`LineKitBuilder::build`] fail with every problem.
+    /// The Kotlin `LineKit.Builder` is strict unless told `fallbackOnInvalidConfig()`.
     pub fn fallback_on_invalid_config(mut self, fallback: bool) -> Self {
         self.fallback_on_invalid_config = fallback;
         self
@@ -93,11 +110,11 @@ impl LineKitBuilder {
         self
     }
 
-    /// Builds the engine. A bad persisted config is logged and skipped; a bad app config
-    /// (`config_json`, sealed asset) fails with [`crate::Error::InvalidConfig`] listing
-    /// every problem with its source and field path, unless
-    /// [`LineKitBuilder::fallback_on_invalid_config`] is set (then it is skipped too, down to
-    /// the hard-coded config). Skipped levels and why show in the state's `config.skipped`.
+    /// Builds the engine. A bad persisted config is logged and skipped; so is a bad app
+    /// config (`config_json`, sealed asset) unless
+    /// [`LineKitBuilder::fallback_on_invalid_config`] is `false`: then it fails with
+    /// [`crate::Error::InvalidConfig`] listing every problem with its field path. Skipped
+    /// levels and why show in the state's `config.skipped`.
     pub fn build(self) -> Result<LineKit> {
         // An unusable storage directory costs persistence, never the engine.
         let storage_dir = self
