@@ -70,14 +70,19 @@ mod tests {
 
     #[test]
     fn app_config_errors_name_source_and_path() {
+        let key = [7u8; 32];
+        let sealed = linekit_core::config::seal(br#"{"version":2}"#, &key).unwrap();
         let errors = app_config_errors(
             Some(r#"{"version":1,"biz_lines":{"a":{"http":[{"id":"x","url":"ftp://x"}]}}}"#.into()),
-            Some("not sealed".into()),
-            Some(vec![0; 32]),
+            Some(sealed.clone()),
+            Some(key.to_vec()),
         );
         assert_eq!(errors[0].source, "remote");
         assert_eq!(errors[0].path, "biz_lines.a.http[0].url");
-        assert_eq!(errors.last().unwrap().source, "sealed");
+        assert_eq!(errors[1].source, "sealed");
+        assert_eq!(errors[1].path, "biz_lines");
+        // A sealed asset that does not open falls back instead (a wrong key).
+        assert!(app_config_errors(None, Some(sealed), Some(vec![0; 32])).is_empty());
         assert!(app_config_errors(None, None, None).is_empty());
     }
 }

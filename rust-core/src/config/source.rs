@@ -134,15 +134,19 @@ fn open_sealed(text: &str, key: &[u8]) -> Result<Config> {
     })
 }
 
-/// The problems of the app's own config levels (`remote` as given at build time and the
-/// sealed asset), each checked on its own whether or not it would be used: what makes
-/// `build` fail unless the app asked to fall back.
+/// The validation errors of the app's own config levels (`remote` as given at build time
+/// and the sealed asset once opened), each checked on its own whether or not it would be
+/// used: what makes `build` fail unless the app asked to fall back. A sealed asset that
+/// does not open (wrong key, tampered) is not listed: it falls back like a missing one,
+/// with the reason in the state's `config.skipped`.
 pub fn app_config_errors(sources: &ConfigSources) -> Vec<(ConfigSource, Error)> {
     let mut errors = Vec::new();
     if let Some(Err(e)) = sources.remote.as_deref().map(parse_config) {
         errors.push((ConfigSource::Remote, e));
     }
-    if let Some(Err(e)) = sources.sealed.as_ref().map(|(t, k)| open_sealed(t, k)) {
+    if let Some(Err(e @ Error::InvalidConfig(_))) =
+        sources.sealed.as_ref().map(|(t, k)| open_sealed(t, k))
+    {
         errors.push((ConfigSource::Sealed, e));
     }
     errors
