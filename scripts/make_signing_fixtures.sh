@@ -16,3 +16,25 @@ openssl pkeyutl -sign -inkey "$tmp/key.pem" -rawin -in "$out/config.json" -out "
 printf '{"signed":"%s","signatures":[{"key_id":"openssl","sig":"%s"}]}' \
   "$(base64 -w0 < "$out/config.json")" "$(base64 -w0 < "$tmp/sig.bin")" > "$out/envelope.openssl.json"
 echo "wrote $out"
+
+# The same kind of config signed by Python's `cryptography` (PyPI), when it is installed.
+if python3 -c 'import cryptography' 2>/dev/null; then
+  python3 - "$out" <<'PY'
+import base64, json, sys
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+out = sys.argv[1]
+key = Ed25519PrivateKey.generate()
+pub = base64.b64encode(key.public_key().public_bytes(
+    serialization.Encoding.Raw, serialization.PublicFormat.Raw)).decode()
+trust = '{"keys":[{"id":"python","ed25519":"%s"}],"threshold":1}' % pub
+open(out + "/trust.python.json", "w").write(trust)
+config = ('{"version":8,"expires_at":4102444800,"trust":%s,"biz_lines":{"spot":{"match":'
+          '["api.example.com"],"http":[{"id":"a","url":"https://spot-a.example.com"}]}}}' % trust).encode()
+env = {"signed": base64.b64encode(config).decode(),
+       "signatures": [{"key_id": "python", "sig": base64.b64encode(key.sign(config)).decode()}]}
+open(out + "/envelope.python.json", "w").write(json.dumps(env, separators=(",", ":")))
+PY
+else
+  echo "make_signing_fixtures.sh: python3 'cryptography' not installed; kept envelope.python.json" >&2
+fi

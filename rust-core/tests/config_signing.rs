@@ -95,6 +95,22 @@ fn a_config_signed_by_openssl_verifies() {
 }
 
 #[test]
+fn a_config_signed_by_python_cryptography_verifies() {
+    let trust: TrustConfig = serde_json::from_str(&fixture("trust.python.json")).unwrap();
+    let env = fixture("envelope.python.json");
+    let accepted = verify_envelope(&env, &trust, Some(NOW_S)).unwrap();
+    assert_eq!(
+        (accepted.config.version, accepted.key_ids),
+        (8, vec!["python".to_string()])
+    );
+    // The OpenSSL key does not vouch for it, nor the Python key for OpenSSL's.
+    let r = verify_envelope(&env, &fixture_trust(), Some(NOW_S)).unwrap_err();
+    assert_eq!(r.reason, ConfigReason::UnknownKey);
+    let r = verify_envelope(&fixture("envelope.openssl.json"), &trust, Some(NOW_S)).unwrap_err();
+    assert_eq!(r.reason, ConfigReason::UnknownKey);
+}
+
+#[test]
 fn one_byte_changed_anywhere_in_the_openssl_envelope_fails() {
     let env = fixture("envelope.openssl.json").into_bytes();
     let trust = fixture_trust();
