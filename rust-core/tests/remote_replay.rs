@@ -32,8 +32,7 @@ fn run(steps: &[Value]) -> Vec<Value> {
 fn last_config_request(lines: &[Value]) -> Value {
     lines
         .iter()
-        .filter(|l| l["op"] == "request" && l["kind"] == "config")
-        .last()
+        .rfind(|l| l["op"] == "request" && l["kind"] == "config")
         .cloned()
         .expect("a config request")
 }
