@@ -249,7 +249,7 @@ fn every_rejection_has_its_reason_code() {
 }
 
 #[test]
-fn rotation_applies_only_when_signed_by_the_current_keys() {
+fn rotation_applies_only_when_signed_by_the_current_keys_and_the_new_ones() {
     let (k1, k2) = (key(1), key(2));
     let rotated = trusted_config(11, &trust(&[("k2", &k2)], 1), LATER_S, "");
     // Signed by the new key only: the current trust does not know it.
@@ -257,8 +257,20 @@ fn rotation_applies_only_when_signed_by_the_current_keys() {
         reason(&envelope(&rotated, &[("k2", &k2)]), &current()),
         ConfigReason::UnknownKey
     );
-    // Signed by the current key: accepted, and from then on k2 is the trust.
-    let accepted = check_remote(&envelope(&rotated, &[("k1", &k1)]), &current(), NOW_S).unwrap();
+    // Signed by the current key only: the new trust would not vouch for it after a restart.
+    let r = check_remote(&envelope(&rotated, &[("k1", &k1)]), &current(), NOW_S).unwrap_err();
+    assert_eq!(r.reason, ConfigReason::UnknownKey);
+    assert!(
+        r.detail.contains("under the trust it introduces"),
+        "{}",
+        r.detail
+    );
+    // Signed by both: accepted, and from then on k2 is the trust.
+    let both = envelope(&rotated, &[("k1", &k1), ("k2", &k2)]);
+    let accepted = check_remote(&both, &current(), NOW_S).unwrap();
+    assert_eq!(accepted.key_ids, vec!["k1"]);
+    // It opens under its own trust later, whatever the app's own config trusts.
+    assert!(open_persisted(&both, None, NOW_S).is_ok());
     let after = accepted.config;
     let next = trusted_config(12, &trust(&[("k2", &k2)], 1), LATER_S, "");
     assert!(check_remote(&envelope(&next, &[("k2", &k2)]), &after, NOW_S).is_ok());

@@ -321,7 +321,10 @@ fn every_rejection_keeps_current_and_last_good_and_moves_to_the_next_url() {
         w.t.fail(TransportError::Tls);
     }
     // below_threshold: move to a two-key threshold, then offer one signature.
-    let raise = envelope(&trusted_config(3, &two, LATER_S, URLS), &[("k1", &k1)]);
+    let raise = envelope(
+        &trusted_config(3, &two, LATER_S, URLS),
+        &[("k1", &k1), ("k2", &k2)],
+    );
     assert!(w.kit.update_config(&raise).applied);
     let one = envelope(&trusted_config(4, &two, LATER_S, URLS), &[("k1", &k1)]);
     let u = w.kit.update_config(&one);
@@ -344,17 +347,19 @@ fn update_config_goes_through_the_same_verification() {
 }
 
 #[test]
-fn rotation_is_accepted_only_when_signed_by_the_current_keys() {
+fn rotation_is_accepted_only_when_signed_by_the_current_and_the_new_keys() {
     let w = signed_world("rotation");
     let (k1, k2) = (key(1), key(2));
     let rotated = trusted_config(2, &trust(&[("k2", &k2)], 1), LATER_S, URLS);
     let u = w.kit.update_config(&envelope(&rotated, &[("k2", &k2)]));
     assert!(u.error.unwrap().starts_with("unknown_key: "));
-    assert!(
-        w.kit
-            .update_config(&envelope(&rotated, &[("k1", &k1)]))
-            .applied
-    );
+    let u = w.kit.update_config(&envelope(&rotated, &[("k1", &k1)]));
+    assert!(u
+        .error
+        .unwrap()
+        .starts_with("unknown_key: under the trust it introduces"));
+    let both = envelope(&rotated, &[("k1", &k1), ("k2", &k2)]);
+    assert!(w.kit.update_config(&both).applied);
     let next = trusted_config(3, &trust(&[("k2", &k2)], 1), LATER_S, URLS);
     assert!(
         !w.kit

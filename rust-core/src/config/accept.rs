@@ -6,7 +6,9 @@
 //! signed [`Envelope`] with at least `threshold` valid signatures from distinct trusted
 //! key ids, the config inside validates, its `version` is higher than the current one, and
 //! its `expires_at` (required) is later than the wall clock. A config may change `trust`
-//! only by verifying under the current trust. Without trust a bare config (or an envelope,
+//! only by verifying under the current trust *and* under the trust it introduces (old and
+//! new keys both sign a rotation), so every accepted config verifies under its own trust
+//! when it is loaded again after a restart. Without trust a bare config (or an envelope,
 //! unwrapped) applies when it validates and is newer; one that *introduces* trust must be
 //! an envelope that verifies under the trust it introduces, so a typo cannot lock an
 //! install out.
@@ -131,16 +133,24 @@ pub fn check_remote(text: &str, current: &Config, wall_now_s: u64) -> Result<Acc
     let opened = open_document(text, current_trust)?;
     let mut key_ids = opened.key_ids;
     let new_trust = active(opened.config.trust.as_ref());
-    if current_trust.is_none() {
-        if let Some(trust) = new_trust {
-            // Introducing trust: the document must already be signed by what it trusts.
-            let env = opened.envelope.as_ref().ok_or_else(|| {
-                Rejection::new(
-                    ConfigReason::Unsigned,
-                    "a config that introduces trust must be a signed envelope",
-                )
-            })?;
-            key_ids = env.verify(&TrustSet::new(trust))?;
+    if let Some(trust) = new_trust.filter(|t| Some(*t) != current_trust) {
+        // Introducing or changing trust: the document must also be signed by the keys it
+        // trusts (as a rotated TUF root is), so it verifies under its own trust on every
+        // later start, however many rotations ago the app's own config was shipped.
+        let env = opened.envelope.as_ref().ok_or_else(|| {
+            Rejection::new(
+                ConfigReason::Unsigned,
+                "a config that introduces trust must be a signed envelope",
+            )
+        })?;
+        let by_new = env.verify(&TrustSet::new(trust)).map_err(|r| {
+            Rejection::new(
+                r.reason,
+                format!("under the trust it introduces: {}", r.detail),
+            )
+        })?;
+        if current_trust.is_none() {
+            key_ids = by_new;
         }
     }
     if opened.config.version <= current.version {
