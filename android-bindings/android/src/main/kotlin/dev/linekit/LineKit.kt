@@ -170,7 +170,9 @@ class LineKit private constructor(
     /**
      * The engine's state as JSON: version, downgrade, config source, ranked pools, network,
      * and `httpdns` (the current network's records with their addresses, provider, TTL and
-     * time to refresh/expiry; provider back-off).
+     * time to refresh/expiry; provider back-off), and `config`: the `source` in use, the
+     * sources `skipped` with why, `version`, `expires_at`, `status` (`config_expired` once
+     * it passed) and each config URL's last fetch outcome.
      */
     fun state(): String = live { native.state() }
 
