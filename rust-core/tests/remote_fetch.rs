@@ -240,6 +240,24 @@ fn etag_is_sent_and_304_means_unchanged() {
 }
 
 #[test]
+fn a_verified_copy_of_the_version_in_force_is_unchanged_not_a_failover() {
+    let w = signed_world("unchanged");
+    w.advance(1_000);
+    w.t.respond(200, &signed_next(2), None);
+    w.advance(600_000);
+    let n = w.t.config_requests().len();
+    // A server without ETag support serves the same signed config again.
+    w.t.respond(200, &signed_next(2), None);
+    assert_eq!(w.t.config_requests().len(), n, "no failover");
+    assert_eq!(w.config_state()["fetch"][0]["last_outcome"], "unchanged");
+    // A rollback is a rejection: on to the next URL.
+    w.advance(600_000);
+    w.t.respond(200, &signed_next(1), None);
+    assert_eq!(w.t.last().url, "https://cfg-b.example.net/lk.json");
+    assert_eq!(w.config_state()["fetch"][0]["last_outcome"], "not_newer");
+}
+
+#[test]
 fn failed_rounds_back_off_doubling_up_to_the_interval() {
     let w = unsigned_world("backoff");
     w.advance(1_000);

@@ -486,7 +486,6 @@ impl Inner {
             self.emit(&TraceEvent {
                 kind: Some(TraceKind::Config),
                 at_ms: self.clock.now_ms(),
-                outcome: None,
                 detail: Some(format!("fetch of remote.urls[{index}] failed: {outcome}")),
                 ..TraceEvent::default()
             });
