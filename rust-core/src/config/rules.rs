@@ -433,10 +433,10 @@ pub(crate) fn provider_url(url: &str, allow_cleartext: bool) -> Result<(), Strin
     }
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     if rest[end..].starts_with('#') {
-        return Err("a provider URL may not have a fragment".to_string());
+        return Err("the URL may not have a fragment".to_string());
     }
     if rest.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err("a provider URL may not contain spaces or control characters".to_string());
+        return Err("the URL may not contain spaces or control characters".to_string());
     }
     parse_authority(&rest[..end]).map(|_| ())
 }
