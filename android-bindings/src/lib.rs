@@ -33,6 +33,7 @@ pub mod fast;
 pub mod fast_dns;
 mod native;
 mod records;
+mod remote;
 mod sink;
 mod transport;
 mod ws;
@@ -48,6 +49,7 @@ pub use records::{
     AttemptReport, ConfigUpdate, NetworkInfo, Outcome, PrivateDns, Protocol, RouteDecision,
     RouteRequest,
 };
+pub use remote::{app_config_errors, ConfigFieldError};
 pub use sink::TraceSink;
 pub use transport::{
     HttpHeader, HttpTransport, TransportCompletion, TransportFailure, TransportKind,

@@ -14,7 +14,7 @@
 
 use linekit_core::transport::{
     Completion, RequestKind, Transport, TransportError, TransportRequest as CoreRequest,
-    TransportResult, MAX_BODY_BYTES, MAX_HEADERS,
+    TransportResult, MAX_CONFIG_BODY_BYTES, MAX_HEADERS,
 };
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
@@ -26,6 +26,8 @@ pub enum TransportKind {
     Probe,
     /// An HTTPDNS query.
     HttpDns,
+    /// A fetch of the remote config (bodies up to 256 KiB).
+    Config,
 }
 
 /// One request header.
@@ -84,9 +86,11 @@ pub enum TransportOutcome {
     Response {
         /// Status code.
         status: u16,
-        /// Body, at most 64 KiB (a longer one must be reported as `TooLarge`).
+        /// Body, at most 64 KiB — 256 KiB for [`TransportKind::Config`] (a longer one
+        /// must be reported as `TooLarge`).
         body: Vec<u8>,
-        /// Response headers in arrival order (the core reads at most 64).
+        /// Response headers in arrival order (the core reads at most 64; config fetches
+        /// need `ETag`); may be empty.
         headers: Vec<HttpHeader>,
     },
     /// No response.
@@ -99,7 +103,7 @@ pub enum TransportOutcome {
 impl From<TransportOutcome> for TransportResult {
     fn from(o: TransportOutcome) -> Self {
         match o {
-            TransportOutcome::Response { body, .. } if body.len() > MAX_BODY_BYTES => {
+            TransportOutcome::Response { body, .. } if body.len() > MAX_CONFIG_BODY_BYTES => {
                 TransportResult::Failed(TransportError::TooLarge)
             }
             TransportOutcome::Response {
@@ -174,6 +178,14 @@ pub trait HttpTransport: Send + Sync {
     fn cancel(&self, id: u64);
 }
 
+fn kind_limit(kind: TransportKind) -> usize {
+    match kind {
+        TransportKind::Probe => RequestKind::Probe.max_body_bytes(),
+        TransportKind::HttpDns => RequestKind::HttpDns.max_body_bytes(),
+        TransportKind::Config => RequestKind::Config.max_body_bytes(),
+    }
+}
+
 /// Adapts a foreign [`HttpTransport`] to the core's [`Transport`].
 pub(crate) struct ForeignTransport(pub(crate) Box<dyn HttpTransport>);
 
@@ -184,6 +196,7 @@ impl Transport for ForeignTransport {
             kind: match request.kind {
                 RequestKind::Probe => TransportKind::Probe,
                 RequestKind::HttpDns => TransportKind::HttpDns,
+                RequestKind::Config => TransportKind::Config,
             },
             method: request.method,
             url: request.url,
@@ -194,6 +207,17 @@ impl Transport for ForeignTransport {
                 .collect(),
             timeout_ms: request.timeout_ms,
         };
+        // The per-kind body limit (64 KiB, 256 KiB for config fetches), whatever the
+        // foreign side read.
+        let limit = kind_limit(request.kind);
+        let done = Completion::new(move |result| {
+            done.complete(match result {
+                TransportResult::Response { body, .. } if body.len() > limit => {
+                    TransportResult::Failed(TransportError::TooLarge)
+                }
+                other => other,
+            })
+        });
         let completion = Arc::new(TransportCompletion::new(done));
         if catch_unwind(AssertUnwindSafe(|| self.0.start(request, completion))).is_err() {
             log::warn!("linekit: the transport failed to start a request");
@@ -242,7 +266,7 @@ mod tests {
     fn oversized_bodies_and_failures_map_to_core_errors() {
         let big = TransportOutcome::Response {
             status: 200,
-            body: vec![0; MAX_BODY_BYTES + 1],
+            body: vec![0; MAX_CONFIG_BODY_BYTES + 1],
             headers: Vec::new(),
         };
         assert_eq!(
@@ -287,5 +311,58 @@ mod tests {
         t.cancel(1);
         // The completion was dropped without a result.
         assert!(rx.try_recv().is_err());
+    }
+
+    /// Answers every request at once with a body of `len` bytes and an ETag.
+    struct Sized(usize);
+    impl HttpTransport for Sized {
+        fn start(&self, _: TransportRequest, completion: Arc<TransportCompletion>) {
+            completion.complete(TransportOutcome::Response {
+                status: 200,
+                body: vec![b'x'; self.0],
+                headers: vec![HttpHeader {
+                    name: "ETag".into(),
+                    value: "\"e\"".into(),
+                }],
+            });
+        }
+        fn cancel(&self, _: u64) {}
+    }
+
+    fn fetch(kind: RequestKind, len: usize) -> TransportResult {
+        let (tx, rx) = mpsc::channel();
+        ForeignTransport(Box::new(Sized(len))).start(
+            CoreRequest {
+                id: 1,
+                kind,
+                method: "GET".into(),
+                url: "https://cfg.example.com/lk.json".into(),
+                headers: vec![],
+                timeout_ms: 10,
+            },
+            Completion::new(move |r| {
+                let _ = tx.send(r);
+            }),
+        );
+        rx.recv().unwrap()
+    }
+
+    #[test]
+    fn body_limits_are_per_kind_and_headers_cross() {
+        let over_64k = 64 * 1024 + 1;
+        assert_eq!(
+            fetch(RequestKind::HttpDns, over_64k),
+            TransportResult::Failed(TransportError::TooLarge)
+        );
+        assert_eq!(
+            fetch(RequestKind::Probe, over_64k),
+            TransportResult::Failed(TransportError::TooLarge)
+        );
+        let config = fetch(RequestKind::Config, over_64k);
+        assert_eq!(config.header("etag"), Some("\"e\""));
+        assert_eq!(
+            fetch(RequestKind::Config, MAX_CONFIG_BODY_BYTES + 1),
+            TransportResult::Failed(TransportError::TooLarge)
+        );
     }
 }

@@ -21,8 +21,7 @@
 //! queues refreshes, which the runtime performs through the transport (module `httpdns`).
 
 use crate::clock::Clock;
-use crate::config::source::{check_update, ConfigSource, LastGoodStore};
-use crate::config::validate::parse_config;
+use crate::config::source::{ConfigSource, LastGoodStore};
 use crate::config::Config;
 use crate::detect::{DetectScheduler, Trigger};
 use crate::dns::refresh::{BackoffPolicy, Refresher};
@@ -57,6 +56,9 @@ use requests::InFlight;
 
 mod persist;
 pub use persist::FLUSH_DELAY_MS;
+
+mod remote_config;
+pub use remote_config::FIRST_RETRY_MS;
 
 /// The outcome of one attempt, reported after it finished.
 #[derive(Debug, Clone, Copy)]
@@ -157,6 +159,8 @@ struct Inner {
     open: RwLock<bool>,
     /// The state file, when a storage directory is set.
     persist: Option<persist::Persistence>,
+    /// The remote config channel: source, fetch rounds, expiry.
+    remote: Mutex<remote_config::RemoteState>,
 }
 
 /// The engine. Cheap to share behind an `Arc`; all methods take `&self`.
@@ -183,6 +187,8 @@ struct Parts {
     storage_dir: Option<PathBuf>,
     transport: Option<Arc<dyn Transport>>,
     mode: RuntimeMode,
+    /// Config sources skipped at start-up, with why.
+    skipped: Vec<(ConfigSource, String)>,
 }
 
 impl LineKit {
@@ -205,6 +211,7 @@ impl LineKit {
             storage_dir: None,
             transport: None,
             mode: RuntimeMode::Manual,
+            skipped: Vec::new(),
         })
     }
 
@@ -244,8 +251,12 @@ impl LineKit {
                 next_request_id: AtomicU64::new(1),
                 open: RwLock::new(true),
                 persist: p.storage_dir.as_deref().map(persist::Persistence::new),
+                remote: Mutex::new(remote_config::RemoteState::new(
+                    p.source, p.skipped, p.seed, now,
+                )),
             }),
         };
+        kit.inner.start_remote();
         kit.inner.schedule_load();
         if kit.inner.transport.is_some() {
             let biz: Vec<Arc<str>> = kit
@@ -499,6 +510,7 @@ impl LineKit {
             for b in &biz {
                 inner.trigger(b, Trigger::NetworkValidated);
             }
+            inner.remote_on_network_validated();
         }
     }
 
@@ -559,58 +571,30 @@ impl LineKit {
         self.inner.network.lock().state().clone()
     }
 
-    /// Offers a new remote config (JSON text). It applies only if it validates and its
-    /// version is newer than the one in force; an applied config is persisted as the
-    /// last good remote config.
+    /// Offers a new remote config (JSON text, or a signed envelope). It applies only if it
+    /// passes [`crate::config::accept::check_remote`] (signatures when `trust` is set,
+    /// validation, a newer version, expiry); an applied config is persisted as the last
+    /// good remote config. A rejection's `error` starts with its reason code.
     pub fn update_config(&self, json: &str) -> ConfigUpdate {
-        let inner = &self.inner;
-        let _serial = inner.update_lock.lock();
-        let current = inner.state.load();
-        let version = current.topology.config.version;
-        let result = parse_config(json)
-            .and_then(|c| check_update(version, &c).map(|()| c))
-            .and_then(|c| Self::make_state(Arc::new(c), inner.seed, Some(&current.topology)));
-        let update = match result {
-            Ok(state) => {
-                let v = state.topology.config.version;
-                inner
-                    .detect
-                    .lock()
-                    .set_thresholds(&state.topology.config.thresholds, inner.clock.now_ms());
-                let httpdns_config = &state.topology.config.httpdns;
-                inner.dns.set_settings(dns_settings(httpdns_config));
-                inner.refresh.lock().set_providers(httpdns_config);
-                inner.state.store(Arc::new(state));
-                if let Some(store) = &inner.last_good {
-                    if let Err(e) = store.save(json) {
-                        log::warn!("linekit: could not persist the applied config: {e}");
-                    }
-                }
-                ConfigUpdate {
-                    applied: true,
-                    version: v,
-                    error: None,
-                }
-            }
-            Err(e) => ConfigUpdate {
-                applied: false,
-                version,
-                error: Some(e.to_string()),
-            },
-        };
-        {
-            let event = TraceEvent {
-                kind: Some(TraceKind::Config),
-                at_ms: inner.clock.now_ms(),
-                detail: Some(match &update.error {
-                    None => format!("applied version {}", update.version),
-                    Some(e) => format!("rejected: {e}"),
-                }),
-                ..TraceEvent::default()
-            };
-            inner.emit(&event);
-        }
-        update
+        self.inner.offer_config(json)
+    }
+
+    /// Starts a fetch round of `remote.urls` now (unless one is running). Returns whether
+    /// a round is running (false without `remote` or without a transport).
+    pub fn refresh_config(&self) -> bool {
+        self.inner.start_round_now()
+    }
+
+    /// The `config` object of [`LineKit::state_json`]: `{source, version, expires_at,
+    /// expired, status ("ok" | "config_expired"), skipped: [{source, reason}],
+    /// fetch: [{url, last_outcome}]}`.
+    pub fn config_status(&self) -> serde_json::Value {
+        self.inner.config_state_json()
+    }
+
+    /// Whether the config in force is past its `expires_at` (it still routes).
+    pub fn config_expired(&self) -> bool {
+        self.inner.is_config_expired()
     }
 
     /// Turns the runtime kill switch on or off (the config's `downgrade` flag still applies).
@@ -653,6 +637,7 @@ impl LineKit {
                     .map(|(id, ms)| serde_json::json!({ "id": id, "backoff_ms": ms }))
                     .collect::<Vec<_>>(),
             },
+            "config": self.inner.config_state_json(),
         })
         .to_string()
     }

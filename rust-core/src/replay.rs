@@ -34,7 +34,17 @@ struct Scenario {
     config: Value,
     #[serde(default)]
     seed: u64,
+    /// Unix milliseconds of the wall clock at virtual time 0.
+    #[serde(default = "default_wall_start_ms")]
+    wall_start_ms: u64,
     steps: Vec<Value>,
+}
+
+/// The wall clock at virtual time 0 when a scenario does not say.
+pub const DEFAULT_WALL_START_MS: u64 = 1_700_000_000_000;
+
+fn default_wall_start_ms() -> u64 {
+    DEFAULT_WALL_START_MS
 }
 
 /// One step of a scenario.
@@ -178,7 +188,8 @@ pub enum Step {
         /// Transport error instead of a response (`connect_refused`, `timeout`, …).
         #[serde(default)]
         error: Option<String>,
-        /// Response headers, name → value (a probe's `version_header`, for example).
+        /// Response headers, name → value (a probe's `version_header`, a config fetch's
+        /// `ETag`, for example).
         #[serde(default)]
         headers: BTreeMap<String, String>,
     },
@@ -259,6 +270,11 @@ fn protocol(p: &Option<String>, path: &str) -> Result<Protocol> {
 /// Parses and checks a scenario: the config must validate, every step must parse, `at`
 /// must not decrease and names (outcomes, protocols) must be known.
 pub fn parse_scenario(text: &str) -> Result<(String, u64, Vec<Step>)> {
+    parse_scenario_at(text).map(|(config, seed, _, steps)| (config, seed, steps))
+}
+
+/// [`parse_scenario`], also returning `wall_start_ms`.
+pub fn parse_scenario_at(text: &str) -> Result<(String, u64, u64, Vec<Step>)> {
     if text.len() > MAX_SCENARIO_BYTES {
         return Err(Error::InvalidArgument(format!(
             "scenario is {} bytes; limit is {MAX_SCENARIO_BYTES}",
@@ -355,14 +371,14 @@ pub fn parse_scenario(text: &str) -> Result<(String, u64, Vec<Step>)> {
         }
         steps.push(step);
     }
-    Ok((config, scenario.seed, steps))
+    Ok((config, scenario.seed, scenario.wall_start_ms, steps))
 }
 
 /// Runs a scenario, writing JSON Lines to `out`.
 pub fn run(text: &str, out: &mut dyn Write) -> Result<()> {
-    let (config_text, seed, steps) = parse_scenario(text)?;
+    let (config_text, seed, wall_start_ms, steps) = parse_scenario_at(text)?;
     parse_config(&config_text)?;
-    let clock = ManualClock::new(0, 1_700_000_000_000);
+    let clock = ManualClock::new(0, wall_start_ms);
     let transport = Arc::new(ScriptedTransport::default());
     let engine = LineKit::builder()
         .config_json(config_text)
@@ -683,7 +699,11 @@ fn execute(engine: &LineKit, step: &Step, transport: &ScriptedTransport) -> Resu
             engine.set_downgrade(*on);
             None
         }
-        Step::State { at } => Some(line(*at, "state", json!({ "pools": engine.pools() }))),
+        Step::State { at } => Some(line(
+            *at,
+            "state",
+            json!({ "pools": engine.pools(), "config": engine.config_status() }),
+        )),
         Step::Tick { .. } => None,
     })
 }

@@ -23,17 +23,33 @@ pub enum RequestKind {
     Probe,
     /// An HTTPDNS query.
     HttpDns,
+    /// A fetch of the remote config (`GET` one of `remote.urls`).
+    Config,
 }
 
 impl RequestKind {
-    /// `probe` or `httpdns`.
+    /// `probe`, `httpdns` or `config`.
     pub fn as_str(self) -> &'static str {
         match self {
             RequestKind::Probe => "probe",
             RequestKind::HttpDns => "httpdns",
+            RequestKind::Config => "config",
+        }
+    }
+
+    /// Largest body accepted for this kind: [`MAX_CONFIG_BODY_BYTES`] for config fetches,
+    /// [`MAX_BODY_BYTES`] otherwise. A transport reads at most this much and reports a
+    /// longer body as [`TransportError::TooLarge`].
+    pub fn max_body_bytes(self) -> usize {
+        match self {
+            RequestKind::Config => MAX_CONFIG_BODY_BYTES,
+            RequestKind::Probe | RequestKind::HttpDns => MAX_BODY_BYTES,
         }
     }
 }
+
+/// Largest remote config body accepted (signed envelope included).
+pub const MAX_CONFIG_BODY_BYTES: usize = 256 * 1024;
 
 /// One request for the transport.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,7 +148,7 @@ pub enum TransportResult {
     Response {
         /// Status code.
         status: u16,
-        /// Body (at most [`MAX_BODY_BYTES`]).
+        /// Body (at most [`RequestKind::max_body_bytes`]).
         body: Vec<u8>,
         /// Response headers the engine may read (name, value), in arrival order. A
         /// transport may pass only a bounded subset; at most [`MAX_HEADERS`] are read.
@@ -140,6 +156,19 @@ pub enum TransportResult {
     },
     /// No response.
     Failed(TransportError),
+}
+
+impl TransportResult {
+    /// The first value of response header `name` (ASCII case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        match self {
+            TransportResult::Response { headers, .. } => headers
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.as_str()),
+            TransportResult::Failed(_) => None,
+        }
+    }
 }
 
 /// Called once when a request finishes. Dropping it without calling counts as a

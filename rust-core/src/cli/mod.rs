@@ -8,6 +8,7 @@ use std::io::{Read, Write};
 
 mod config_cmd;
 mod replay_cmd;
+mod sign_cmd;
 
 mod dns_cmd;
 
@@ -32,6 +33,9 @@ pub fn run(
             0
         }
         ["replay", file] => replay_cmd::run(file, input, out, err),
+        ["config", "keygen"] => sign_cmd::keygen(out),
+        ["config", "sign", rest @ ..] => sign_cmd::sign(rest, input, out, err),
+        ["config", "verify", rest @ ..] => sign_cmd::verify(rest, input, out, err),
         ["config", rest @ ..] => config_cmd::run(rest, input, out, err),
         _ => usage(err),
     }
@@ -74,7 +78,7 @@ fn usage(err: &mut dyn Write) -> i32 {
     let _ = writeln!(
         err,
         "{}",
-        serde_json::json!({"error": "usage: linekit config check|seal|open … | httpdns parse … | ip classify|order … | replay SCENARIO.json"})
+        serde_json::json!({"error": "usage: linekit config check|seal|open|keygen|sign|verify … | httpdns parse … | ip classify|order … | replay SCENARIO.json"})
     );
     2
 }

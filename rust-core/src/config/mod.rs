@@ -2,10 +2,14 @@
 //! a field path, the source chain (remote → last good remote → sealed asset → hard-coded
 //! line) and sealing of the shipped asset with AES-256-GCM.
 
+pub mod accept;
+pub mod envelope;
 pub mod model;
+pub mod remote;
 mod rules;
 pub mod seal;
 pub mod source;
+pub mod trust;
 pub mod validate;
 
 pub use model::{
@@ -16,5 +20,8 @@ pub use rules::{
     is_valid_biz_name, is_valid_host, is_valid_host_pattern, MAX_REPORTED_ERRORS, PROVIDER_FORMATS,
 };
 pub use seal::{open, parse_key_hex, seal};
-pub use source::{check_update, resolve, ConfigSource, ConfigSources, LastGoodStore, Resolved};
+pub use source::{
+    app_config_errors, check_update, resolve, resolve_at, ConfigSource, ConfigSources,
+    LastGoodStore, Resolved,
+};
 pub use validate::{parse_config, validate, MAX_CONFIG_BYTES};

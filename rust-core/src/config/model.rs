@@ -24,6 +24,15 @@ pub struct Config {
     pub httpdns: HttpDnsConfig,
     /// Trace sampling.
     pub trace: TraceConfig,
+    /// Where the engine fetches its remote config (absent: the app feeds `update_config`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remote: Option<super::remote::RemoteConfig>,
+    /// Keys a remote config must be signed with (absent or no keys: configs are unsigned).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trust: Option<super::trust::TrustConfig>,
+    /// Unix seconds after which this config is no longer trusted (required with `trust`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<u64>,
 }
 
 /// Timing and counting thresholds (milliseconds unless named otherwise).
@@ -36,7 +45,7 @@ pub struct Thresholds {
     pub slow_request_ms: u64,
     /// Minimum time between two detects of one business line.
     pub detect_cooldown_ms: u64,
-    /// Minimum time between two line switches of one pool.
+    /// Minimum time between two line switches of one pool (0: no guard, switch freely).
     pub switch_interval_ms: u64,
     /// Length of the sliding statistics window.
     pub window_ms: u64,

@@ -169,6 +169,12 @@ pub(crate) fn check(c: &Config, f: &mut Findings) {
     if !(0.0..=1.0).contains(&c.trace.sample_rate) {
         f.rule("trace.sample_rate", "must be a number in [0, 1]");
     }
+    if let Some(remote) = &c.remote {
+        super::remote::check(remote, allow_cleartext, f);
+    }
+    if let Some(trust) = &c.trust {
+        super::trust::check(trust, c.expires_at, f);
+    }
 }
 
 fn thresholds(t: &Thresholds, f: &mut Findings) {
@@ -176,7 +182,6 @@ fn thresholds(t: &Thresholds, f: &mut Findings) {
         ("timeout_ms", t.timeout_ms),
         ("slow_request_ms", t.slow_request_ms),
         ("detect_cooldown_ms", t.detect_cooldown_ms),
-        ("switch_interval_ms", t.switch_interval_ms),
         ("window_ms", t.window_ms),
         ("open_cooldown_ms", t.open_cooldown_ms),
         ("revive_interval_ms", t.revive_interval_ms),
@@ -420,7 +425,7 @@ fn httpdns(c: &Config, allow_cleartext: bool, f: &mut Findings) {
 
 /// A provider endpoint: `https://host[:port][/path][?query]` (`http` only with
 /// `allow_cleartext`). The reason never echoes the URL.
-fn provider_url(url: &str, allow_cleartext: bool) -> Result<(), String> {
+pub(crate) fn provider_url(url: &str, allow_cleartext: bool) -> Result<(), String> {
     let (scheme, rest) = url
         .split_once("://")
         .ok_or_else(|| "not a URL: expected https://host[:port]/path".to_string())?;
@@ -433,10 +438,10 @@ fn provider_url(url: &str, allow_cleartext: bool) -> Result<(), String> {
     }
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     if rest[end..].starts_with('#') {
-        return Err("a provider URL may not have a fragment".to_string());
+        return Err("the URL may not have a fragment".to_string());
     }
     if rest.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Err("a provider URL may not contain spaces or control characters".to_string());
+        return Err("the URL may not contain spaces or control characters".to_string());
     }
     parse_authority(&rest[..end]).map(|_| ())
 }

@@ -15,6 +15,7 @@
 //! (format tag + FNV-1a 64 checksum) written atomically via [`crate::store::atomic_write`];
 //! a torn, foreign or bit-flipped file is reported as an error and ignored by the caller.
 
+use super::accept::open_persisted;
 use super::model::{BizLine, Config, LineConfig};
 use super::seal::open;
 use super::validate::{parse_config, validate, MAX_CONFIG_BYTES};
@@ -71,12 +72,36 @@ pub struct Resolved {
     pub skipped: Vec<(ConfigSource, Error)>,
 }
 
-/// Picks the first usable level; see the module docs.
+/// Picks the first usable level; see the module docs. No wall clock: persisted configs
+/// are not checked for expiry (see [`resolve_at`]).
 pub fn resolve(sources: &ConfigSources) -> Resolved {
+    resolve_at(sources, None)
+}
+
+/// [`resolve`] at wall-clock second `wall_now_s`: a persisted last good config past its
+/// `expires_at` is skipped with the reason `expired`, and one that is not signed while
+/// trust is configured (by the app's own config or itself) with `unsigned`.
+pub fn resolve_at(sources: &ConfigSources, wall_now_s: Option<u64>) -> Resolved {
     let mut skipped = Vec::new();
-    let last_good = sources.last_good.as_deref().map(parse_config);
-    if let Some(text) = &sources.remote {
-        let remote = parse_config(text).and_then(|c| match &last_good {
+    let remote = sources.remote.as_deref().map(parse_config);
+    let sealed = sources
+        .sealed
+        .as_ref()
+        .map(|(text, key)| open_sealed(text, key));
+    // The app's own config is the root of trust for what was persisted.
+    let anchor = [&remote, &sealed]
+        .into_iter()
+        .find_map(|level| match level {
+            Some(Ok(c)) => Some(c.trust.clone()),
+            _ => None,
+        })
+        .flatten();
+    let last_good = sources.last_good.as_deref().map(|text| {
+        open_persisted(text, anchor.as_ref(), wall_now_s.unwrap_or(0))
+            .map_err(|r| Error::ConfigRejected(r.to_string()))
+    });
+    if let Some(remote) = remote {
+        let remote = remote.and_then(|c| match &last_good {
             Some(Ok(lg)) if c.version < lg.version => Err(Error::ConfigRejected(format!(
                 "version {} is older than the last good version {}",
                 c.version, lg.version
@@ -93,18 +118,38 @@ pub fn resolve(sources: &ConfigSources) -> Resolved {
         Some(Err(e)) => skipped.push((ConfigSource::LastGood, e)),
         None => {}
     }
-    if let Some((text, key)) = &sources.sealed {
-        let opened = open(text, key).and_then(|bytes| {
-            let text = String::from_utf8(bytes)
-                .map_err(|_| Error::Seal("opened config is not UTF-8".to_string()))?;
-            parse_config(&text)
-        });
-        match opened {
-            Ok(config) => return resolved(config, ConfigSource::Sealed, skipped),
-            Err(e) => skipped.push((ConfigSource::Sealed, e)),
-        }
+    match sealed {
+        Some(Ok(config)) => return resolved(config, ConfigSource::Sealed, skipped),
+        Some(Err(e)) => skipped.push((ConfigSource::Sealed, e)),
+        None => {}
     }
     resolved(sources.hard_coded.clone(), ConfigSource::HardCoded, skipped)
+}
+
+fn open_sealed(text: &str, key: &[u8]) -> Result<Config> {
+    open(text, key).and_then(|bytes| {
+        let text = String::from_utf8(bytes)
+            .map_err(|_| Error::Seal("opened config is not UTF-8".to_string()))?;
+        parse_config(&text)
+    })
+}
+
+/// The validation errors of the app's own config levels (`remote` as given at build time
+/// and the sealed asset once opened), each checked on its own whether or not it would be
+/// used: what makes `build` fail unless the app asked to fall back. A sealed asset that
+/// does not open (wrong key, tampered) is not listed: it falls back like a missing one,
+/// with the reason in the state's `config.skipped`.
+pub fn app_config_errors(sources: &ConfigSources) -> Vec<(ConfigSource, Error)> {
+    let mut errors = Vec::new();
+    if let Some(Err(e)) = sources.remote.as_deref().map(parse_config) {
+        errors.push((ConfigSource::Remote, e));
+    }
+    if let Some(Err(e @ Error::InvalidConfig(_))) =
+        sources.sealed.as_ref().map(|(t, k)| open_sealed(t, k))
+    {
+        errors.push((ConfigSource::Sealed, e));
+    }
+    errors
 }
 
 fn resolved(config: Config, source: ConfigSource, skipped: Vec<(ConfigSource, Error)>) -> Resolved {

@@ -309,6 +309,7 @@ fn document(v: &Value, f: &mut Findings) -> Config {
             c.trace.sample_rate = n;
         }
     }
+    remote_and_trust(&mut w, root, &mut c);
     c
 }
 
@@ -457,4 +458,59 @@ fn provider(w: &mut Walk<'_>, path: &str, v: &Value) -> ProviderConfig {
         }
     }
     p
+}
+
+/// The remote-channel fields: `remote`, `trust` and `expires_at`.
+fn remote_and_trust(w: &mut Walk<'_>, root: &Map<String, Value>, c: &mut Config) {
+    use super::remote::RemoteConfig;
+    use super::trust::{TrustConfig, TrustKey};
+    if let Some(v) = root.get("expires_at") {
+        c.expires_at = w.u64("expires_at", v);
+    }
+    if let Some(r) = root.get("remote").and_then(|v| w.object("remote", v)) {
+        let mut remote = RemoteConfig::default();
+        if let Some(list) = r.get("urls").and_then(|v| w.strings("remote.urls", v)) {
+            remote.urls = list;
+        }
+        for (key, slot) in [
+            ("interval_s", &mut remote.interval_s),
+            ("jitter_s", &mut remote.jitter_s),
+            ("timeout_ms", &mut remote.timeout_ms),
+        ] {
+            if let Some(n) = r.get(key).and_then(|v| w.u64(&join("remote", key), v)) {
+                *slot = n;
+            }
+        }
+        c.remote = Some(remote);
+    }
+    if let Some(t) = root.get("trust").and_then(|v| w.object("trust", v)) {
+        let mut trust = TrustConfig::default();
+        if let Some(n) = t.get("threshold").and_then(|v| w.u32("trust.threshold", v)) {
+            trust.threshold = n;
+        }
+        if let Some(items) = t.get("keys").and_then(|v| w.array("trust.keys", v)) {
+            trust.keys = items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let path = format!("trust.keys[{i}]");
+                    let mut key = TrustKey {
+                        id: String::new(),
+                        ed25519: String::new(),
+                    };
+                    if let Some(o) = w.object(&path, v) {
+                        for (name, slot) in [("id", &mut key.id), ("ed25519", &mut key.ed25519)] {
+                            let p = join(&path, name);
+                            match o.get(name) {
+                                None => w.missing(&p),
+                                Some(v) => *slot = w.string(&p, v).unwrap_or_default(),
+                            }
+                        }
+                    }
+                    key
+                })
+                .collect();
+        }
+        c.trust = Some(trust);
+    }
 }

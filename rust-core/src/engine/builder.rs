@@ -4,19 +4,20 @@
 
 use super::{LineKit, Parts, RuntimeMode};
 use crate::clock::{Clock, SystemClock};
-use crate::config::source::{resolve, ConfigSources, LastGoodStore};
+use crate::config::source::{app_config_errors, resolve_at, ConfigSources, LastGoodStore};
 use crate::config::Config;
+use crate::config::ConfigSource;
+use crate::error::FieldError;
 use crate::trace::event::NoopSink;
 use crate::trace::TraceSink;
 use crate::transport::Transport;
-use crate::Result;
+use crate::{Error, Result};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Builds a [`LineKit`] from the app's config sources (DESIGN 1.4): a remote config if
 /// the app has one, the last good remote config persisted in the storage directory, the
 /// sealed default shipped with the app, and a hard-coded fallback.
-#[derive(Default)]
 pub struct LineKitBuilder {
     config_json: Option<String>,
     sealed: Option<(String, Vec<u8>)>,
@@ -27,6 +28,24 @@ pub struct LineKitBuilder {
     seed: Option<u64>,
     transport: Option<Arc<dyn Transport>>,
     mode: RuntimeMode,
+    fallback_on_invalid_config: bool,
+}
+
+impl Default for LineKitBuilder {
+    fn default() -> Self {
+        LineKitBuilder {
+            config_json: None,
+            sealed: None,
+            hard_coded: None,
+            storage_dir: None,
+            clock: None,
+            sink: None,
+            seed: None,
+            transport: None,
+            mode: RuntimeMode::default(),
+            fallback_on_invalid_config: true,
+        }
+    }
 }
 
 impl LineKitBuilder {
@@ -76,14 +95,26 @@ impl LineKitBuilder {
         self.transport = Some(transport);
         self
     }
+    /// When the app's own config (`config_json` or the sealed asset) fails validation:
+    /// `true` (the default here) skips it down the chain, with the reason in the state's
+    /// `config.skipped`; `false` makes [`LineKitBuilder::build`] fail with every problem.
+    /// The Kotlin `LineKit.Builder` is strict unless told `fallbackOnInvalidConfig()`.
+    pub fn fallback_on_invalid_config(mut self, fallback: bool) -> Self {
+        self.fallback_on_invalid_config = fallback;
+        self
+    }
+
     /// How background work runs (threaded by default).
     pub fn runtime_mode(mut self, mode: RuntimeMode) -> Self {
         self.mode = mode;
         self
     }
 
-    /// Builds the engine. It never fails for a bad config source: each bad level is
-    /// logged and skipped, down to the hard-coded config.
+    /// Builds the engine. A bad persisted config is logged and skipped; so is a bad app
+    /// config (`config_json`, sealed asset) unless
+    /// [`LineKitBuilder::fallback_on_invalid_config`] is `false`: then it fails with
+    /// [`crate::Error::InvalidConfig`] listing every problem with its field path. Skipped
+    /// levels and why show in the state's `config.skipped`.
     pub fn build(self) -> Result<LineKit> {
         // An unusable storage directory costs persistence, never the engine.
         let storage_dir = self
@@ -109,20 +140,73 @@ impl LineKitBuilder {
             sealed: self.sealed,
             hard_coded: self.hard_coded.unwrap_or_default(),
         };
-        let resolved = resolve(&sources);
+        if !self.fallback_on_invalid_config {
+            let errors = app_config_errors(&sources);
+            if !errors.is_empty() {
+                return Err(app_config_error(errors));
+            }
+        }
+        let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
+        let resolved = resolve_at(&sources, Some(clock.wall_ms() / 1_000));
         for (source, err) in &resolved.skipped {
             log::warn!("linekit: config source {} skipped: {err}", source.as_str());
         }
+        let skipped = resolved
+            .skipped
+            .iter()
+            .map(|(source, err)| (*source, skip_reason(err)))
+            .collect();
         LineKit::assemble(Parts {
             config: resolved.config,
             source: resolved.source,
-            clock: self.clock.unwrap_or_else(|| Arc::new(SystemClock::new())),
+            clock,
             sink: self.sink.unwrap_or_else(|| Arc::new(NoopSink)),
             seed: self.seed.unwrap_or_else(|| fastrand::u64(..)),
             last_good,
             storage_dir,
             transport: self.transport,
             mode: self.mode,
+            skipped,
         })
     }
+}
+
+/// Why a level was skipped, as shown in the state: a rejection's own text (it starts with
+/// its reason code, e.g. `expired: ...`), or `invalid: ...` for a config that fails
+/// validation.
+fn skip_reason(err: &Error) -> String {
+    match err {
+        Error::ConfigRejected(why) => why.clone(),
+        Error::InvalidConfig(errors) => format!(
+            "invalid: {}",
+            errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// One error for every problem of the app's own config levels; each field path is
+/// prefixed with its level when both levels are broken, so no path is ambiguous.
+fn app_config_error(errors: Vec<(ConfigSource, Error)>) -> Error {
+    let several = errors.len() > 1;
+    let mut fields = Vec::new();
+    for (source, err) in errors {
+        let prefix = |path: &str| match (several, path.is_empty()) {
+            (false, _) => path.to_string(),
+            (true, true) => source.as_str().to_string(),
+            (true, false) => format!("{}:{path}", source.as_str()),
+        };
+        match err {
+            Error::InvalidConfig(list) => fields.extend(
+                list.into_iter()
+                    .map(|f| FieldError::new(prefix(&f.path), f.error)),
+            ),
+            other => fields.push(FieldError::new(prefix(""), other.to_string())),
+        }
+    }
+    Error::InvalidConfig(fields)
 }

@@ -22,6 +22,8 @@ pub(super) enum Pending {
     },
     /// An HTTPDNS query for some hosts on one network.
     HttpDns(httpdns::DnsQuery),
+    /// A fetch of `remote.urls[index]` in fetch round `round`.
+    Config { round: u64, index: usize },
 }
 
 #[derive(Debug)]
@@ -104,6 +106,7 @@ impl Inner {
                 started_at,
             } => self.finish_probe(&biz, protocol, &line, started_at, &result, now),
             Pending::HttpDns(query) => self.finish_httpdns(query, result),
+            Pending::Config { round, index } => self.finish_config_fetch(round, index, result),
         }
     }
 }

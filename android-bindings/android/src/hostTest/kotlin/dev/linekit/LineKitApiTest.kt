@@ -79,7 +79,7 @@ class LineKitApiTest {
             LineKit.Builder().configJson(spotConfig(a, version = 1)).storageDir(dir).build().use { kit ->
                 assertTrue(kit.updateConfig(spotConfig(a, b, version = 9)).applied)
             }
-            LineKit.Builder().configJson("{broken").storageDir(dir).build().use { kit ->
+            LineKit.Builder().configJson("{broken").fallbackOnInvalidConfig().storageDir(dir).build().use { kit ->
                 assertTrue(kit.state().contains("\"version\":9"), kit.state())
             }
         } finally {

@@ -88,13 +88,23 @@ class LineKit private constructor(
         ?: throw dev.linekit.ffi.LineKitException.Closed(CLOSED)
 
     /**
-     * Offers a remote config (JSON). It applies only if it validates and its version is
-     * newer than the one in force; the result says which, and why not.
+     * Offers a remote config (JSON, or a signed envelope when the config has `trust`). It
+     * goes through the same checks as a fetched one (signatures, validation, a newer
+     * version, expiry); the result says whether it applied, and why not: `error` starts
+     * with the reason code (`unsigned`, `bad_signature`, `unknown_key`, `below_threshold`,
+     * `expired`, `not_newer`, `malformed`, `oversize`, `invalid`).
      */
     fun updateConfig(json: String): ConfigUpdate {
         val u = live { native.updateConfig(json) }
         return ConfigUpdate(u.applied, u.version.toLong(), u.error)
     }
+
+    /**
+     * Fetches the remote config now (`remote.urls` in order, through the engine's own
+     * transport) unless a fetch round is running. Returns whether one is running (false
+     * without `remote` in the config or without a transport).
+     */
+    fun refreshConfig(): Boolean = live { native.refreshConfig() }
 
     /** Turns the runtime kill switch on or off: every business line uses its first line. */
     fun setDowngrade(on: Boolean) {
@@ -164,7 +174,9 @@ class LineKit private constructor(
     /**
      * The engine's state as JSON: version, downgrade, config source, ranked pools, network,
      * and `httpdns` (the current network's records with their addresses, provider, TTL and
-     * time to refresh/expiry; provider back-off).
+     * time to refresh/expiry; provider back-off), and `config`: the `source` in use, the
+     * sources `skipped` with why, `version`, `expires_at`, `status` (`config_expired` once
+     * it passed) and each config URL's last fetch outcome.
      */
     fun state(): String = live { native.state() }
 
@@ -270,6 +282,7 @@ class LineKit private constructor(
         private var onVersionMismatch: ((RouteTag) -> Unit)? = null
         private var transport: LineKitTransport? = null
         private var defaultTransport: Boolean = true
+        private var fallbackOnInvalidConfig: Boolean = false
 
         /** A plain JSON config. */
         fun configJson(json: String): Builder = apply { configJson = json }
@@ -320,8 +333,21 @@ class LineKit private constructor(
             defaultTransport = false
         }
 
-        /** Builds the engine. @throws LineKitException on an unusable argument. */
+        /**
+         * Falls back down the chain (last good, sealed, hard-coded) when the app's own
+         * config is invalid, instead of [build] throwing [LineKitConfigException];
+         * [LineKit.state] then says which source is used and why the others were skipped.
+         */
+        fun fallbackOnInvalidConfig(): Builder = apply { fallbackOnInvalidConfig = true }
+
+        /**
+         * Builds the engine.
+         * @throws LineKitConfigException when the app's own config is invalid (unless
+         *   [fallbackOnInvalidConfig]).
+         * @throws LineKitException on an unusable argument.
+         */
         fun build(): LineKit {
+            if (!fallbackOnInvalidConfig) LineKitConfigException.check(configJson, sealed, sealedKey)
             val sink = traceSink?.let { f ->
                 object : TraceSink {
                     override fun emit(eventJson: String) = f(eventJson)

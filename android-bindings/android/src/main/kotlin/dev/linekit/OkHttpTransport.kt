@@ -4,6 +4,7 @@ import dev.linekit.ffi.HttpHeader
 import dev.linekit.ffi.HttpTransport
 import dev.linekit.ffi.TransportCompletion
 import dev.linekit.ffi.TransportFailure
+import dev.linekit.ffi.TransportKind
 import dev.linekit.ffi.TransportOutcome
 import dev.linekit.ffi.TransportRequest
 import okhttp3.Call
@@ -41,7 +42,8 @@ import javax.net.ssl.SSLException
  * client's interceptors, event listener or Linekit's own `Dns` (which would make the
  * resolver depend on itself). Redirects are not followed, failed connections are not
  * retried, each call's `callTimeout` is the request's deadline and bodies are read up to
- * 64 KiB (a longer one fails as too large).
+ * 64 KiB, 256 KiB for config fetches (a longer one fails as too large); response headers
+ * (the config's `ETag`) go back with the body.
  *
  * [start] only enqueues the call and returns: the engine's runtime thread never waits for
  * the network. The result goes back through the request's [TransportCompletion].
@@ -92,7 +94,7 @@ class OkHttpTransport @JvmOverloads constructor(
             call.enqueue(object : Callback {
                 override fun onResponse(call: Call, response: Response) {
                     val outcome = try {
-                        response.use { read(it) }
+                        response.use { read(it, maxBody(request.kind)) }
                     } catch (e: IOException) {
                         failure(call, e)
                     }
@@ -142,15 +144,18 @@ class OkHttpTransport @JvmOverloads constructor(
         }
     }
 
-    private fun read(response: Response): TransportOutcome {
+    private fun read(response: Response, maxBody: Long): TransportOutcome {
         val source = response.body.source()
         val buffer = Buffer()
-        while (buffer.size <= MAX_BODY && source.read(buffer, 8192) != -1L) {
+        while (buffer.size <= maxBody && source.read(buffer, 8192) != -1L) {
             // Read up to one byte past the limit.
         }
-        if (buffer.size > MAX_BODY) return TransportOutcome.Failed(TransportFailure.TOO_LARGE)
+        if (buffer.size > maxBody) return TransportOutcome.Failed(TransportFailure.TOO_LARGE)
         return TransportOutcome.Response(response.code.toUShort(), buffer.readByteArray(), headersOf(response))
     }
+
+    /** Config fetches may carry a larger (signed) document than probes and HTTPDNS answers. */
+    private fun maxBody(kind: TransportKind): Long = if (kind == TransportKind.CONFIG) MAX_CONFIG_BODY else MAX_BODY
 
     private fun failure(call: Call, e: IOException): TransportOutcome = TransportOutcome.Failed(
         when {
@@ -181,5 +186,6 @@ class OkHttpTransport @JvmOverloads constructor(
         const val MAX_BODY = 64L * 1024
         const val MAX_HEADERS = 64
         const val MAX_HEADER_VALUE = 1024
+        const val MAX_CONFIG_BODY = 256L * 1024
     }
 }

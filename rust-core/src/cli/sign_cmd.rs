@@ -1,0 +1,189 @@
+//! `linekit config keygen|sign|verify`: the signing side of the remote config channel.
+//!
+//! - `keygen` prints `{"private_key":"<base64 32-byte seed>","public_key":"<base64>"}`
+//!   from the operating system's random source.
+//! - `sign --private-key-file F --key-id ID CONFIG` validates CONFIG (a broken config is
+//!   never signed) and prints the envelope over its exact bytes. F holds the base64 seed or
+//!   the `keygen` JSON; the key is never taken from the command line. When CONFIG is
+//!   already an envelope, the signature is added to it (thresholds above one).
+//! - `verify --trust FILE [--now-s S] ENVELOPE` prints `{"ok":true,"version":N,
+//!   "key_ids":[..]}` or exits 1 with `{"error":"<reason>: .."}`. FILE is a config (its
+//!   `trust` is used) or a bare `{"keys":[..],"threshold":N}`. `expires_at` is checked
+//!   against S, or the system clock.
+
+use super::{fail, read_text};
+use crate::config::accept::verify_envelope;
+use crate::config::envelope::{decode_signing_key, Envelope};
+use crate::config::trust::TrustConfig;
+use crate::config::validate::parse_config;
+use aes_gcm::aead::rand_core::RngCore;
+use aes_gcm::aead::OsRng;
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use ed25519_dalek::SigningKey;
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+
+const MAX_INPUT_BYTES: usize = 4 * 1024 * 1024;
+const MAX_KEY_FILE_BYTES: usize = 4 * 1024;
+
+const USAGE: &str = "usage: linekit config keygen | config sign --private-key-file F --key-id ID CONFIG | config verify --trust FILE [--now-s S] ENVELOPE";
+
+fn usage(err: &mut dyn Write) -> i32 {
+    let _ = writeln!(err, "{}", json!({ "error": USAGE }));
+    2
+}
+
+/// `--name VALUE` / `--name=VALUE` options and one positional argument.
+fn options<'a>(words: &[&'a str], names: &[&str]) -> Option<(Vec<(String, &'a str)>, &'a str)> {
+    let mut opts = Vec::new();
+    let mut file = None;
+    let mut it = words.iter();
+    while let Some(&w) = it.next() {
+        if let Some(flag) = w.strip_prefix("--") {
+            let (name, value) = match flag.split_once('=') {
+                Some((n, v)) => (n, v),
+                None => (flag, *it.next()?),
+            };
+            if !names.contains(&name) {
+                return None;
+            }
+            opts.push((name.to_string(), value));
+        } else if file.replace(w).is_some() {
+            return None;
+        }
+    }
+    Some((opts, file?))
+}
+
+fn opt<'a>(opts: &[(String, &'a str)], name: &str) -> Option<&'a str> {
+    opts.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+}
+
+/// `config keygen`.
+pub(super) fn keygen(out: &mut dyn Write) -> i32 {
+    let mut seed = [0u8; 32];
+    OsRng.fill_bytes(&mut seed);
+    let key = SigningKey::from_bytes(&seed);
+    let _ = writeln!(
+        out,
+        "{}",
+        json!({
+            "private_key": STANDARD.encode(seed),
+            "public_key": STANDARD.encode(key.verifying_key().to_bytes()),
+        })
+    );
+    0
+}
+
+/// `config sign …`.
+pub(super) fn sign(
+    words: &[&str],
+    input: &mut dyn Read,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let Some((opts, file)) = options(words, &["private-key-file", "key-id"]) else {
+        return usage(err);
+    };
+    let (Some(key_file), Some(key_id)) = (opt(&opts, "private-key-file"), opt(&opts, "key-id"))
+    else {
+        return usage(err);
+    };
+    if key_id.is_empty() || key_id.len() > 64 {
+        return fail(err, "--key-id must be 1 to 64 characters");
+    }
+    let key =
+        match read_text(key_file, input, MAX_KEY_FILE_BYTES).and_then(|t| decode_signing_key(&t)) {
+            Ok(k) => k,
+            Err(e) => return fail(err, &format!("private key: {e}")),
+        };
+    let text = match read_text(file, input, MAX_INPUT_BYTES) {
+        Ok(t) => t,
+        Err(e) => return fail(err, &e),
+    };
+    let existing = serde_json::from_str::<Value>(&text)
+        .ok()
+        .filter(Envelope::is_envelope);
+    let mut envelope = match existing {
+        Some(v) => match Envelope::parse(&v) {
+            Ok(env) => env,
+            Err(r) => return fail(err, &r.to_string()),
+        },
+        None => Envelope {
+            signed: text.into_bytes(),
+            signatures: Vec::new(),
+        },
+    };
+    let inner = String::from_utf8_lossy(&envelope.signed).into_owned();
+    if let Err(e) = parse_config(&inner) {
+        return fail(err, &format!("refusing to sign an invalid config: {e}"));
+    }
+    envelope.sign(key_id, &key);
+    let _ = writeln!(out, "{}", envelope.to_json());
+    0
+}
+
+/// `config verify …`.
+pub(super) fn verify(
+    words: &[&str],
+    input: &mut dyn Read,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let Some((opts, file)) = options(words, &["trust", "now-s"]) else {
+        return usage(err);
+    };
+    let Some(trust_file) = opt(&opts, "trust") else {
+        return usage(err);
+    };
+    let now = match opt(&opts, "now-s").map(str::parse::<u64>) {
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+        Some(Ok(s)) => s,
+        Some(Err(_)) => return fail(err, "--now-s: expected unix seconds"),
+    };
+    let trust = match read_text(trust_file, input, MAX_INPUT_BYTES).and_then(|t| trust_of(&t)) {
+        Ok(t) => t,
+        Err(e) => return fail(err, &format!("trust: {e}")),
+    };
+    let text = match read_text(file, input, MAX_INPUT_BYTES) {
+        Ok(t) => t,
+        Err(e) => return fail(err, &e),
+    };
+    match verify_envelope(&text, &trust, Some(now)) {
+        Ok(a) => {
+            let _ = writeln!(
+                out,
+                "{}",
+                json!({ "ok": true, "version": a.config.version, "key_ids": a.key_ids })
+            );
+            0
+        }
+        Err(r) => fail(err, &r.to_string()),
+    }
+}
+
+/// The trust section of a config document, or a bare trust document.
+fn trust_of(text: &str) -> Result<TrustConfig, String> {
+    let value: Value = serde_json::from_str(text).map_err(|_| "not valid JSON".to_string())?;
+    let section = match value.get("trust") {
+        Some(t) => {
+            parse_config(text).map_err(|e| e.to_string())?;
+            t.clone()
+        }
+        None => value,
+    };
+    let trust: TrustConfig =
+        serde_json::from_value(section).map_err(|e| format!("not a trust section: {e}"))?;
+    if !trust.is_active() {
+        return Err("lists no keys".to_string());
+    }
+    for (i, k) in trust.keys.iter().enumerate() {
+        crate::config::trust::decode_key(&k.ed25519)
+            .map_err(|e| format!("keys[{i}].ed25519: {e}"))?;
+    }
+    Ok(trust)
+}

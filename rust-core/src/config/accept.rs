@@ -1,0 +1,232 @@
+//! Whether a remote config document may replace the config in force: the one rule shared
+//! by `update_config`, the engine's own fetches, `linekit config verify` and the load of
+//! the persisted last good config.
+//!
+//! With `trust` listing keys in the config in force, a document applies only if it is a
+//! signed [`Envelope`] with at least `threshold` valid signatures from distinct trusted
+//! key ids, the config inside validates, its `version` is higher than the current one, and
+//! its `expires_at` (required) is later than the wall clock. A config may change `trust`
+//! only by verifying under the current trust *and* under the trust it introduces (old and
+//! new keys both sign a rotation), so every accepted config verifies under its own trust
+//! when it is loaded again after a restart. Without trust a bare config (or an envelope,
+//! unwrapped) applies when it validates and is newer; one that *introduces* trust must be
+//! an envelope that verifies under the trust it introduces, so a typo cannot lock an
+//! install out.
+//!
+//! Every refusal is a [`Rejection`] with a stable code, checked in this order: size
+//! (`oversize`), envelope shape (`malformed`), signatures (`unsigned`, `bad_signature`,
+//! `unknown_key`, `below_threshold`), content (`invalid`), `not_newer`, `expired`.
+
+use super::envelope::{Envelope, Rejection};
+use super::model::Config;
+use super::trust::{TrustConfig, TrustSet};
+use super::validate::parse_config;
+use crate::error::Error;
+use crate::trace::reason::ConfigReason;
+use serde_json::Value;
+
+/// Largest remote config document accepted (bytes), envelope included.
+pub const MAX_REMOTE_CONFIG_BYTES: usize = crate::transport::MAX_CONFIG_BODY_BYTES;
+
+/// A document that passed every check.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Accepted {
+    /// The config inside.
+    pub config: Config,
+    /// Distinct trusted key ids with a valid signature (empty when unsigned).
+    pub key_ids: Vec<String>,
+}
+
+/// An opened document: the config and, when it came in an envelope, the envelope.
+struct Opened {
+    config: Config,
+    envelope: Option<Envelope>,
+    key_ids: Vec<String>,
+}
+
+fn active(trust: Option<&TrustConfig>) -> Option<&TrustConfig> {
+    trust.filter(|t| t.is_active())
+}
+
+/// Size check, envelope unwrapping, signature check under `trust` (if given) and
+/// validation of the config inside.
+fn open_document(text: &str, trust: Option<&TrustConfig>) -> Result<Opened, Rejection> {
+    if text.len() > MAX_REMOTE_CONFIG_BYTES {
+        return Err(Rejection::new(
+            ConfigReason::Oversize,
+            format!(
+                "document is {} bytes; limit is {MAX_REMOTE_CONFIG_BYTES}",
+                text.len()
+            ),
+        ));
+    }
+    let value: Option<Value> = serde_json::from_str(text).ok();
+    let envelope = match &value {
+        Some(v) if Envelope::is_envelope(v) => Some(Envelope::parse(v)?),
+        _ => None,
+    };
+    let mut key_ids = Vec::new();
+    if let Some(trust) = trust {
+        match &envelope {
+            Some(env) => key_ids = env.verify(&TrustSet::new(trust))?,
+            None if value.as_ref().is_some_and(Value::is_object) => {
+                return Err(Rejection::new(
+                    ConfigReason::Unsigned,
+                    "trust is configured: expected a signed envelope, found a bare config",
+                ))
+            }
+            None => {
+                return Err(Rejection::new(
+                    ConfigReason::Malformed,
+                    "trust is configured: expected a signed envelope",
+                ))
+            }
+        }
+    }
+    let config = match &envelope {
+        Some(env) => {
+            let inner = std::str::from_utf8(&env.signed).map_err(|_| {
+                Rejection::new(ConfigReason::Malformed, "signed bytes are not UTF-8")
+            })?;
+            parse_config(inner)
+        }
+        None => parse_config(text),
+    }
+    .map_err(invalid)?;
+    Ok(Opened {
+        config,
+        envelope,
+        key_ids,
+    })
+}
+
+fn invalid(e: Error) -> Rejection {
+    let detail = match e {
+        Error::InvalidConfig(errors) => errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; "),
+        other => other.to_string(),
+    };
+    Rejection::new(ConfigReason::Invalid, detail)
+}
+
+fn check_expiry(config: &Config, required: bool, wall_now_s: u64) -> Result<(), Rejection> {
+    match config.expires_at {
+        None if required => Err(Rejection::new(
+            ConfigReason::Invalid,
+            "expires_at: required while trust is configured",
+        )),
+        Some(at) if at <= wall_now_s => Err(Rejection::new(
+            ConfigReason::Expired,
+            format!("expires_at {at} is not later than now ({wall_now_s})"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Checks a remote document (fetched or given to `update_config`) against the config in
+/// force at wall-clock second `wall_now_s`. See the module docs.
+pub fn check_remote(text: &str, current: &Config, wall_now_s: u64) -> Result<Accepted, Rejection> {
+    let current_trust = active(current.trust.as_ref());
+    let opened = open_document(text, current_trust)?;
+    let mut key_ids = opened.key_ids;
+    let new_trust = active(opened.config.trust.as_ref());
+    if let Some(trust) = new_trust.filter(|t| Some(*t) != current_trust) {
+        // Introducing or changing trust: the document must also be signed by the keys it
+        // trusts (as a rotated TUF root is), so it verifies under its own trust on every
+        // later start, however many rotations ago the app's own config was shipped.
+        let env = opened.envelope.as_ref().ok_or_else(|| {
+            Rejection::new(
+                ConfigReason::Unsigned,
+                "a config that introduces trust must be a signed envelope",
+            )
+        })?;
+        let by_new = env.verify(&TrustSet::new(trust)).map_err(|r| {
+            Rejection::new(
+                r.reason,
+                format!("under the trust it introduces: {}", r.detail),
+            )
+        })?;
+        if current_trust.is_none() {
+            key_ids = by_new;
+        }
+    }
+    if opened.config.version <= current.version {
+        return Err(Rejection::new(
+            ConfigReason::NotNewer,
+            format!(
+                "version {} is not newer than current {}",
+                opened.config.version, current.version
+            ),
+        ));
+    }
+    check_expiry(
+        &opened.config,
+        current_trust.is_some() || new_trust.is_some(),
+        wall_now_s,
+    )?;
+    Ok(Accepted {
+        config: opened.config,
+        key_ids,
+    })
+}
+
+/// Verifies an envelope under `trust` (no version rule): what `linekit config verify`
+/// reports. `wall_now_s` checks `expires_at` when given.
+pub fn verify_envelope(
+    text: &str,
+    trust: &TrustConfig,
+    wall_now_s: Option<u64>,
+) -> Result<Accepted, Rejection> {
+    if !trust.is_active() {
+        return Err(Rejection::new(
+            ConfigReason::Invalid,
+            "trust: lists no keys",
+        ));
+    }
+    let opened = open_document(text, Some(trust))?;
+    if let Some(now) = wall_now_s {
+        check_expiry(&opened.config, true, now)?;
+    }
+    Ok(Accepted {
+        config: opened.config,
+        key_ids: opened.key_ids,
+    })
+}
+
+/// Opens the persisted last good config at start-up. It was verified when it was applied;
+/// here it must still be well formed, signed when the app's own config (`anchor`) or the
+/// config itself lists trusted keys (verified under either), and not past `expires_at`
+/// (reason `expired`): an expired config is never trusted again after a restart.
+pub fn open_persisted(
+    text: &str,
+    anchor: Option<&TrustConfig>,
+    wall_now_s: u64,
+) -> Result<Config, Rejection> {
+    let opened = open_document(text, None)?;
+    let own = active(opened.config.trust.as_ref());
+    let anchor = active(anchor);
+    if own.is_some() || anchor.is_some() {
+        let env = opened.envelope.as_ref().ok_or_else(|| {
+            Rejection::new(
+                ConfigReason::Unsigned,
+                "trust is configured: the persisted config is not signed",
+            )
+        })?;
+        let by_own = own.map(|t| env.verify(&TrustSet::new(t)));
+        let by_anchor = anchor.map(|t| env.verify(&TrustSet::new(t)));
+        match (by_own, by_anchor) {
+            (Some(Ok(_)), _) | (_, Some(Ok(_))) => {}
+            (Some(Err(e)), _) | (None, Some(Err(e))) => return Err(e),
+            (None, None) => {}
+        }
+    }
+    check_expiry(
+        &opened.config,
+        own.is_some() || anchor.is_some(),
+        wall_now_s,
+    )?;
+    Ok(opened.config)
+}

@@ -1,0 +1,67 @@
+//! The `remote` section: where the engine fetches its own config, and how often.
+//!
+//! URLs are tried in order within one round; a round happens after start-up, then every
+//! `interval_s` plus up to `jitter_s` of random delay (so a fleet that starts together
+//! spreads its fetches), and on demand. The section's rules live here so every field of it
+//! has one place that says what is valid.
+
+use super::rules::{provider_url, Findings};
+use serde::{Deserialize, Serialize};
+
+/// Shortest allowed `interval_s` (a config server is not a polling target).
+pub const MIN_INTERVAL_S: u64 = 60;
+/// Most URLs one round may try.
+pub const MAX_URLS: usize = 8;
+
+/// Where and how often the remote config is fetched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RemoteConfig {
+    /// Config URLs, tried in order within one round.
+    pub urls: Vec<String>,
+    /// Time between two rounds.
+    pub interval_s: u64,
+    /// Upper bound of the random delay added to every round.
+    pub jitter_s: u64,
+    /// Deadline of one fetch.
+    pub timeout_ms: u64,
+}
+
+impl Default for RemoteConfig {
+    fn default() -> Self {
+        RemoteConfig {
+            urls: Vec::new(),
+            interval_s: 1_800,
+            jitter_s: 300,
+            timeout_ms: 5_000,
+        }
+    }
+}
+
+/// The semantic rules of `remote` (shapes were checked by the JSON walk).
+pub(crate) fn check(remote: &RemoteConfig, allow_cleartext: bool, f: &mut Findings) {
+    if remote.urls.is_empty() && !f.dirty("remote.urls") {
+        f.rule("remote.urls", "list at least one URL or omit `remote`");
+    }
+    if remote.urls.len() > MAX_URLS {
+        f.rule("remote.urls", format!("at most {MAX_URLS} URLs"));
+    }
+    for (i, url) in remote.urls.iter().enumerate() {
+        let path = format!("remote.urls[{i}]");
+        if let Err(why) = provider_url(url, allow_cleartext) {
+            f.rule(&path, why);
+        }
+    }
+    if remote.interval_s < MIN_INTERVAL_S {
+        f.rule(
+            "remote.interval_s",
+            format!("must be at least {MIN_INTERVAL_S}"),
+        );
+    }
+    if remote.jitter_s > remote.interval_s {
+        f.rule("remote.jitter_s", "must not exceed interval_s");
+    }
+    if remote.timeout_ms == 0 {
+        f.rule("remote.timeout_ms", "must be greater than 0");
+    }
+}

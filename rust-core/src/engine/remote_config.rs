@@ -1,0 +1,560 @@
+//! The remote config channel on the engine's side: offering a document (from
+//! `update_config` or a fetch) through the one acceptance rule
+//! ([`crate::config::accept::check_remote`]), fetching `remote.urls` through the
+//! [`crate::transport::Transport`], and keeping track of where the config came from.
+//!
+//! **Rounds.** A round tries the URLs in order and stops at the first that answers with
+//! something usable: a config that applies, `304 Not Modified` (the request carries
+//! `If-None-Match` with that URL's last ETag), or a verified config of the very version in
+//! force. A transport error, a timeout, a 5xx (any non-2xx), an oversize body or any
+//! rejected document moves on to the next URL. Rounds happen once after start-up (the
+//! start-up delay plus up to `jitter_s`), then every `interval_s` plus up to `jitter_s`, when
+//! a network becomes validated and the last good round is older than `interval_s`, and on
+//! [`super::LineKit::refresh_config`]. A failed round retries after [`FIRST_RETRY_MS`],
+//! doubling per failure up to `interval_s`. The fetches go through the transport only:
+//! never through the business client or the lines the config describes.
+//!
+//! **Expiry.** A config whose `expires_at` passes keeps routing (expiry blocks trust in
+//! new data, not service): the engine reports `config_expired` (state and a trace event)
+//! and starts a round at once.
+//!
+//! **Rejections never lose data.** A rejected document leaves the config in force and the
+//! persisted last good config untouched; it is reported with its reason code in the
+//! returned [`ConfigUpdate`], a trace event and the URL's `last_outcome`.
+
+use super::requests::Pending;
+use super::{dns_settings, ConfigUpdate, Inner, LineKit};
+use crate::config::accept::check_remote;
+use crate::config::envelope::Rejection;
+use crate::config::remote::RemoteConfig;
+use crate::config::source::ConfigSource;
+use crate::runtime::TimerId;
+use crate::trace::reason::ConfigReason;
+use crate::trace::{TraceEvent, TraceKind};
+use crate::transport::{RequestKind, TransportError, TransportResult};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Delay before the first retry of a failed round; it doubles per failure up to
+/// `remote.interval_s`.
+pub const FIRST_RETRY_MS: u64 = 30_000;
+
+/// Where the config in force came from and how the fetches went.
+pub(super) struct RemoteState {
+    /// Source of the config in force.
+    source: ConfigSource,
+    /// Sources skipped at start-up, with why.
+    skipped: Vec<(ConfigSource, String)>,
+    /// The config in force is past its `expires_at`.
+    expired: bool,
+    rng: fastrand::Rng,
+    /// The next scheduled round.
+    timer: Option<TimerId>,
+    /// The expiry check of the config in force.
+    expiry_timer: Option<TimerId>,
+    round: Option<Round>,
+    next_round_id: u64,
+    /// Consecutive failed rounds.
+    failures: u32,
+    /// When the state started (monotonic), standing in for a success before the first.
+    started_at: u64,
+    /// When the last round succeeded (monotonic).
+    last_success_at: Option<u64>,
+    /// Last ETag per URL.
+    etags: HashMap<String, String>,
+    /// Last outcome per URL, in `remote.urls` order of the round that set it.
+    outcomes: Vec<(String, String)>,
+}
+
+struct Round {
+    id: u64,
+    urls: Vec<String>,
+    index: usize,
+}
+
+impl RemoteState {
+    pub(super) fn new(
+        source: ConfigSource,
+        skipped: Vec<(ConfigSource, String)>,
+        seed: u64,
+        now: u64,
+    ) -> Self {
+        RemoteState {
+            source,
+            skipped,
+            expired: false,
+            rng: fastrand::Rng::with_seed(seed ^ 0x5eed_c0f1_u64),
+            timer: None,
+            expiry_timer: None,
+            round: None,
+            next_round_id: 1,
+            failures: 0,
+            started_at: now,
+            last_success_at: None,
+            etags: HashMap::new(),
+            outcomes: Vec::new(),
+        }
+    }
+
+    fn set_outcome(&mut self, url: &str, outcome: String) {
+        match self.outcomes.iter_mut().find(|(u, _)| u == url) {
+            Some(slot) => slot.1 = outcome,
+            None => self.outcomes.push((url.to_string(), outcome)),
+        }
+    }
+
+    fn jitter(&mut self, max_ms: u64) -> u64 {
+        if max_ms == 0 {
+            0
+        } else {
+            self.rng.u64(0..=max_ms)
+        }
+    }
+}
+
+/// What happened to one document offered to the engine.
+enum Offer {
+    Applied,
+    /// A verified config of the version in force: the server is up to date.
+    Unchanged,
+    Rejected(Rejection),
+}
+
+fn remote_of(inner: &Inner) -> Option<RemoteConfig> {
+    inner
+        .state
+        .load()
+        .topology
+        .config
+        .remote
+        .clone()
+        .filter(|r| !r.urls.is_empty())
+}
+
+impl Inner {
+    fn wall_now_s(&self) -> u64 {
+        self.clock.wall_ms() / 1_000
+    }
+
+    /// Start-up: schedules the first round and the expiry check.
+    pub(super) fn start_remote(self: &Arc<Self>) {
+        if self.transport.is_some() {
+            if let Some(remote) = remote_of(self) {
+                let delay = {
+                    let mut st = self.remote.lock();
+                    let startup = self
+                        .state
+                        .load()
+                        .topology
+                        .config
+                        .thresholds
+                        .startup_detect_delay_ms;
+                    startup + st.jitter(remote.jitter_s.saturating_mul(1_000))
+                };
+                self.schedule_round(delay);
+            }
+        }
+        self.watch_expiry();
+    }
+
+    /// Offers a remote document; applies it when it passes every check.
+    pub(super) fn offer_config(self: &Arc<Self>, text: &str) -> ConfigUpdate {
+        let (update, _) = self.offer(text, None);
+        update
+    }
+
+    fn offer(self: &Arc<Self>, text: &str, url_index: Option<usize>) -> (ConfigUpdate, Offer) {
+        let _serial = self.update_lock.lock();
+        let current = self.state.load();
+        let version = current.topology.config.version;
+        let checked = check_remote(text, &current.topology.config, self.wall_now_s());
+        let offer = match checked {
+            Ok(accepted) => {
+                match LineKit::make_state(
+                    Arc::new(accepted.config),
+                    self.seed,
+                    Some(&current.topology),
+                ) {
+                    Ok(state) => {
+                        self.install(state, text);
+                        Offer::Applied
+                    }
+                    Err(e) => Offer::Rejected(Rejection::new(ConfigReason::Invalid, e.to_string())),
+                }
+            }
+            Err(r) if r.reason == ConfigReason::NotNewer && self.same_version(text, version) => {
+                Offer::Unchanged
+            }
+            Err(r) => Offer::Rejected(r),
+        };
+        let new_version = self.state.load().topology.config.version;
+        let update = match &offer {
+            Offer::Applied => ConfigUpdate {
+                applied: true,
+                version: new_version,
+                error: None,
+            },
+            Offer::Unchanged => ConfigUpdate {
+                applied: false,
+                version,
+                error: Some(format!(
+                    "{}: version {version} is already in force",
+                    ConfigReason::NotNewer
+                )),
+            },
+            Offer::Rejected(r) => ConfigUpdate {
+                applied: false,
+                version,
+                error: Some(r.to_string()),
+            },
+        };
+        let via = match url_index {
+            Some(i) => format!(" (remote.urls[{i}])"),
+            None => String::new(),
+        };
+        self.emit(&TraceEvent {
+            kind: Some(TraceKind::Config),
+            at_ms: self.clock.now_ms(),
+            reason: match &offer {
+                Offer::Applied => None,
+                Offer::Unchanged => Some(ConfigReason::NotNewer.as_str()),
+                Offer::Rejected(r) => Some(r.reason.as_str()),
+            },
+            detail: Some(match &update.error {
+                None => format!("applied version {}{via}", update.version),
+                Some(e) => format!("rejected: {e}{via}"),
+            }),
+            ..TraceEvent::default()
+        });
+        (update, offer)
+    }
+
+    /// Whether `text` is a verified document of version `version` (a server that is up to
+    /// date rather than one that rolls back).
+    fn same_version(&self, text: &str, version: u64) -> bool {
+        let current = self.state.load();
+        let mut probe = (*current.topology.config).clone();
+        probe.version = version.saturating_sub(1);
+        check_remote(text, &probe, self.wall_now_s()).is_ok_and(|a| a.config.version == version)
+    }
+
+    /// Publishes an accepted config and persists its document as the last good one.
+    fn install(self: &Arc<Self>, state: super::State, text: &str) {
+        self.detect
+            .lock()
+            .set_thresholds(&state.topology.config.thresholds, self.clock.now_ms());
+        let httpdns_config = &state.topology.config.httpdns;
+        self.dns.set_settings(dns_settings(httpdns_config));
+        self.refresh.lock().set_providers(httpdns_config);
+        let had_remote = remote_of(self).is_some();
+        self.state.store(Arc::new(state));
+        if let Some(store) = &self.last_good {
+            if let Err(e) = store.save(text) {
+                log::warn!("linekit: could not persist the applied config: {e}");
+            }
+        }
+        let schedule_first = {
+            let mut st = self.remote.lock();
+            st.source = ConfigSource::Remote;
+            st.expired = false;
+            !had_remote && st.timer.is_none() && st.round.is_none()
+        };
+        if schedule_first && self.transport.is_some() {
+            if let Some(remote) = remote_of(self) {
+                let delay = {
+                    let mut st = self.remote.lock();
+                    st.jitter(remote.jitter_s.saturating_mul(1_000))
+                };
+                self.schedule_round(delay);
+            }
+        }
+        self.watch_expiry();
+    }
+
+    /// Arms the expiry check of the config in force (or reports it expired now).
+    fn watch_expiry(self: &Arc<Self>) {
+        let Some(expires_at) = self.state.load().topology.config.expires_at else {
+            return;
+        };
+        let wall = self.clock.wall_ms();
+        let at_ms = expires_at.saturating_mul(1_000);
+        if at_ms <= wall {
+            self.config_expired();
+            return;
+        }
+        let weak = Arc::downgrade(self);
+        let timer = self.runtime.schedule_in(
+            at_ms - wall,
+            Box::new(move || {
+                if let Some(inner) = weak.upgrade() {
+                    inner.watch_expiry();
+                }
+            }),
+        );
+        let old = std::mem::replace(&mut self.remote.lock().expiry_timer, timer);
+        if let Some(old) = old {
+            self.runtime.cancel(old);
+        }
+    }
+
+    /// The config in force passed `expires_at`: keep routing with it, say so, fetch now.
+    fn config_expired(self: &Arc<Self>) {
+        {
+            let mut st = self.remote.lock();
+            if st.expired {
+                return;
+            }
+            st.expired = true;
+        }
+        log::warn!("linekit: the config in force has expired; fetching a new one");
+        self.emit(&TraceEvent {
+            kind: Some(TraceKind::Config),
+            at_ms: self.clock.now_ms(),
+            reason: Some("config_expired"),
+            detail: Some(format!(
+                "version {} expired; still routing with it",
+                self.state.load().topology.config.version
+            )),
+            ..TraceEvent::default()
+        });
+        self.start_round_now();
+    }
+
+    /// A network just became validated: fetch if the last good round is older than
+    /// `interval_s`.
+    pub(super) fn remote_on_network_validated(self: &Arc<Self>) {
+        let Some(remote) = remote_of(self) else {
+            return;
+        };
+        let now = self.clock.now_ms();
+        let stale = {
+            let st = self.remote.lock();
+            let since = st.last_success_at.unwrap_or(st.started_at);
+            st.round.is_none() && now.saturating_sub(since) >= remote.interval_s * 1_000
+        };
+        if stale {
+            self.start_round_now();
+        }
+    }
+
+    /// Starts a round at once unless one is running. Returns whether one runs now.
+    pub(super) fn start_round_now(self: &Arc<Self>) -> bool {
+        if self.transport.is_none() || !self.is_open() || remote_of(self).is_none() {
+            return false;
+        }
+        let timer = {
+            let mut st = self.remote.lock();
+            if st.round.is_some() {
+                return true;
+            }
+            st.timer.take()
+        };
+        if let Some(t) = timer {
+            self.runtime.cancel(t);
+        }
+        self.begin_round();
+        true
+    }
+
+    fn schedule_round(self: &Arc<Self>, delay_ms: u64) {
+        let weak = Arc::downgrade(self);
+        let timer = self.runtime.schedule_in(
+            delay_ms,
+            Box::new(move || {
+                if let Some(inner) = weak.upgrade() {
+                    inner.remote.lock().timer = None;
+                    inner.begin_round();
+                }
+            }),
+        );
+        let old = std::mem::replace(&mut self.remote.lock().timer, timer);
+        if let Some(old) = old {
+            self.runtime.cancel(old);
+        }
+    }
+
+    fn begin_round(self: &Arc<Self>) {
+        let Some(remote) = remote_of(self) else {
+            return;
+        };
+        let id = {
+            let mut st = self.remote.lock();
+            if st.round.is_some() {
+                return;
+            }
+            let id = st.next_round_id;
+            st.next_round_id += 1;
+            st.round = Some(Round {
+                id,
+                urls: remote.urls.clone(),
+                index: 0,
+            });
+            id
+        };
+        self.fetch_current(id, remote.timeout_ms);
+    }
+
+    /// Starts the fetch of the round's current URL.
+    fn fetch_current(self: &Arc<Self>, round: u64, timeout_ms: u64) {
+        let (url, index, etag) = {
+            let st = self.remote.lock();
+            let Some(r) = st.round.as_ref().filter(|r| r.id == round) else {
+                return;
+            };
+            let url = r.urls[r.index].clone();
+            let etag = st.etags.get(&url).cloned();
+            (url, r.index, etag)
+        };
+        let headers = etag
+            .map(|e| vec![("If-None-Match".to_string(), e)])
+            .unwrap_or_default();
+        self.start_request(
+            RequestKind::Config,
+            "GET",
+            url,
+            headers,
+            timeout_ms,
+            Pending::Config { round, index },
+        );
+    }
+
+    /// A config fetch finished.
+    pub(super) fn finish_config_fetch(
+        self: &Arc<Self>,
+        round: u64,
+        index: usize,
+        result: TransportResult,
+    ) {
+        let url = {
+            let st = self.remote.lock();
+            match st.round.as_ref() {
+                Some(r) if r.id == round && r.index == index => r.urls[index].clone(),
+                _ => return,
+            }
+        };
+        let etag = result.header("ETag").map(str::to_string);
+        let (outcome, done) = match result {
+            TransportResult::Failed(TransportError::TooLarge) => {
+                (ConfigReason::Oversize.as_str().to_string(), false)
+            }
+            TransportResult::Failed(e) => (e.outcome().as_str().to_string(), false),
+            TransportResult::Response { status: 304, .. } => ("not_modified".to_string(), true),
+            TransportResult::Response { status, .. } if !(200..300).contains(&status) => {
+                (format!("http_{status}"), false)
+            }
+            TransportResult::Response { body, .. } => {
+                let offer = if body.len() > RequestKind::Config.max_body_bytes() {
+                    Err(Rejection::new(
+                        ConfigReason::Oversize,
+                        format!("body is {} bytes", body.len()),
+                    ))
+                } else {
+                    String::from_utf8(body)
+                        .map_err(|_| Rejection::new(ConfigReason::Malformed, "body is not UTF-8"))
+                };
+                let offered = match offer {
+                    Ok(text) => self.offer(&text, Some(index)).1,
+                    Err(r) => {
+                        self.emit(&TraceEvent {
+                            kind: Some(TraceKind::Config),
+                            at_ms: self.clock.now_ms(),
+                            reason: Some(r.reason.as_str()),
+                            detail: Some(format!("rejected: {r} (remote.urls[{index}])")),
+                            ..TraceEvent::default()
+                        });
+                        Offer::Rejected(r)
+                    }
+                };
+                match offered {
+                    Offer::Applied => {
+                        if let Some(e) = &etag {
+                            self.remote.lock().etags.insert(url.clone(), e.clone());
+                        }
+                        ("applied".to_string(), true)
+                    }
+                    Offer::Unchanged => {
+                        if let Some(e) = &etag {
+                            self.remote.lock().etags.insert(url.clone(), e.clone());
+                        }
+                        ("unchanged".to_string(), true)
+                    }
+                    Offer::Rejected(r) => (r.reason.as_str().to_string(), false),
+                }
+            }
+        };
+        if !matches!(outcome.as_str(), "applied" | "unchanged") && !done {
+            self.emit(&TraceEvent {
+                kind: Some(TraceKind::Config),
+                at_ms: self.clock.now_ms(),
+                detail: Some(format!("fetch of remote.urls[{index}] failed: {outcome}")),
+                ..TraceEvent::default()
+            });
+        }
+        let next = {
+            let mut st = self.remote.lock();
+            st.set_outcome(&url, outcome);
+            let Some(r) = st.round.as_mut() else {
+                return;
+            };
+            if done || r.index + 1 >= r.urls.len() {
+                st.round = None;
+                None
+            } else {
+                r.index += 1;
+                Some(r.id)
+            }
+        };
+        // The config may have just been replaced: use the one in force now.
+        let remote = remote_of(self).unwrap_or_default();
+        match next {
+            Some(round) => self.fetch_current(round, remote.timeout_ms),
+            None => self.end_round(done, &remote),
+        }
+    }
+
+    fn end_round(self: &Arc<Self>, success: bool, remote: &RemoteConfig) {
+        if remote.urls.is_empty() {
+            return;
+        }
+        let interval = remote.interval_s.saturating_mul(1_000);
+        let jitter = remote.jitter_s.saturating_mul(1_000);
+        let delay = {
+            let mut st = self.remote.lock();
+            if success {
+                st.failures = 0;
+                st.last_success_at = Some(self.clock.now_ms());
+                interval + st.jitter(jitter)
+            } else {
+                st.failures += 1;
+                let shift = (st.failures - 1).min(32);
+                let backoff = FIRST_RETRY_MS.saturating_mul(1 << shift).min(interval);
+                backoff + st.jitter(jitter.min(backoff / 2))
+            }
+        };
+        self.schedule_round(delay);
+    }
+
+    /// The `config` object of the state: source, version, expiry and the fetches.
+    pub(super) fn config_state_json(&self) -> serde_json::Value {
+        let config = self.state.load().topology.config.clone();
+        let st = self.remote.lock();
+        serde_json::json!({
+            "source": st.source.as_str(),
+            "version": config.version,
+            "expires_at": config.expires_at,
+            "expired": st.expired,
+            "status": if st.expired { "config_expired" } else { "ok" },
+            "skipped": st.skipped.iter()
+                .map(|(s, why)| serde_json::json!({ "source": s.as_str(), "reason": why }))
+                .collect::<Vec<_>>(),
+            "fetch": st.outcomes.iter()
+                .map(|(url, outcome)| serde_json::json!({ "url": url, "last_outcome": outcome }))
+                .collect::<Vec<_>>(),
+        })
+    }
+
+    /// Whether the config in force is past its `expires_at`.
+    pub(super) fn is_config_expired(&self) -> bool {
+        self.remote.lock().expired
+    }
+}
