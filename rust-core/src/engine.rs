@@ -218,7 +218,8 @@ impl LineKit {
         let detect = DetectScheduler::new(&state.topology.config.thresholds, p.seed, now);
         let httpdns_config = &state.topology.config.httpdns;
         let dns = DnsCache::new(dns_settings(httpdns_config), p.seed);
-        let refresh = Refresher::new(httpdns_config, BackoffPolicy::default());
+        let mut refresh = Refresher::new(httpdns_config, BackoffPolicy::default());
+        refresh.seed_ivs(p.seed);
         let kit = LineKit {
             inner: Arc::new(Inner {
                 state: ArcSwap::from_pointee(state),

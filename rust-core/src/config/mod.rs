@@ -2,7 +2,9 @@
 //! a field path, the source chain (remote → last good remote → sealed asset → hard-coded
 //! line) and sealing of the shipped asset with AES-256-GCM.
 
+mod httpdns_rules;
 pub mod model;
+pub mod provider_auth;
 mod rules;
 pub mod seal;
 pub mod source;

@@ -20,6 +20,7 @@
 //! so it is safe to log.
 
 pub mod aliyun;
+pub mod auth;
 mod chain;
 pub mod dnspod;
 pub mod doh_json;
@@ -109,6 +110,14 @@ pub enum ProviderError {
     NoAddresses,
     /// The format is not compiled in (`doh-wire` without the `doh-wire` cargo feature).
     Unsupported,
+    /// An encrypted answer is not valid hex (odd length or a non-hex character).
+    BadHex(&'static str),
+    /// An encrypted answer is shorter than its IV or not a whole number of blocks.
+    Truncated,
+    /// An encrypted answer does not decrypt to valid padding (most often a wrong key).
+    BadPadding,
+    /// The configured key cannot be used (too short or too long).
+    BadKey(&'static str),
 }
 
 impl fmt::Display for ProviderError {
@@ -124,6 +133,12 @@ impl fmt::Display for ProviderError {
             ProviderError::NxDomain => f.write_str("name does not exist (NXDOMAIN)"),
             ProviderError::NoAddresses => f.write_str("answer holds no address"),
             ProviderError::Unsupported => f.write_str("format not compiled in"),
+            ProviderError::BadHex(ctx) => write!(f, "encrypted answer is not hex: {ctx}"),
+            ProviderError::Truncated => f.write_str("encrypted answer is truncated"),
+            ProviderError::BadPadding => {
+                f.write_str("encrypted answer has bad padding (wrong key?)")
+            }
+            ProviderError::BadKey(ctx) => write!(f, "unusable key: {ctx}"),
         }
     }
 }
@@ -142,6 +157,10 @@ impl ProviderError {
             ProviderError::NxDomain => "nxdomain",
             ProviderError::NoAddresses => "no_addresses",
             ProviderError::Unsupported => "unsupported",
+            ProviderError::BadHex(_) => "bad_hex",
+            ProviderError::Truncated => "truncated",
+            ProviderError::BadPadding => "bad_padding",
+            ProviderError::BadKey(_) => "bad_key",
         }
     }
 
