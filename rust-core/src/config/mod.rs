@@ -18,4 +18,4 @@ pub use rules::{
 };
 pub use seal::{open, parse_key_hex, seal};
 pub use source::{check_update, resolve, ConfigSource, ConfigSources, LastGoodStore, Resolved};
-pub use validate::{parse_config, validate, MAX_CONFIG_BYTES};
+pub use validate::{parse_config, parse_config_with_warnings, validate, MAX_CONFIG_BYTES};
