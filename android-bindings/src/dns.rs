@@ -35,7 +35,8 @@ impl From<Lookup> for LookupResult {
         LookupResult {
             addresses: l.addrs.iter().map(|ip| ip_bytes(ip).to_vec()).collect(),
             source: match l.source {
-                Source::HttpDns => DnsSource::HttpDns,
+                // A stale answer (serve-stale opt-in) is usable addresses for the caller.
+                Source::HttpDns | Source::HttpDnsStale => DnsSource::HttpDns,
                 Source::System => DnsSource::System,
             },
             refresh_due: l.refresh_due,

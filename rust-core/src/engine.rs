@@ -509,6 +509,23 @@ impl LineKit {
         self.inner.dns.connect_succeeded(network, host, ip, now);
     }
 
+    /// A connect to `ip` for `host` succeeded in `connect_ms`: clears its quarantine and
+    /// feeds the per-address connect ranking of later lookups.
+    pub fn connect_succeeded_ms(&self, host: &str, ip: IpAddr, connect_ms: u64) {
+        let now = self.inner.clock.now_ms();
+        let network = self.inner.dns.network().0;
+        self.inner
+            .dns
+            .connect_succeeded_ms(network, host, ip, connect_ms, now);
+    }
+
+    /// After [`Self::lookup`] said `system` and the system resolver answered `system`
+    /// (empty = it failed): the built-in `httpdns.bootstrap` addresses of `host` when the
+    /// system gave nothing the address policy accepts, else `None`.
+    pub fn bootstrap_fallback(&self, host: &str, system: &[IpAddr]) -> Option<Arc<[IpAddr]>> {
+        self.inner.dns.fallback(host, system)
+    }
+
     /// The current network's HTTPDNS records (host, addresses, provider, TTL, time left),
     /// sorted by host.
     pub fn dns_records(&self) -> Vec<DnsRecordState> {

@@ -9,13 +9,16 @@
 //! [`refresh::Refresher`] and driven by the engine's runtime.
 //! Network changes come from [`crate::net::NetworkMonitor`] via [`DnsCache::set_network`].
 
+pub mod bootstrap;
 pub mod cache;
+pub mod connect_rank;
 pub mod order;
 pub mod policy;
 pub mod providers;
 pub mod quarantine;
 pub mod record;
 pub mod refresh;
+pub mod stale;
 
 pub use cache::{
     DnsCache, DnsImport, DnsSettings, InsertError, Inserted, Lookup, PersistedDns,
