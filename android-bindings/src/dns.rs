@@ -187,6 +187,7 @@ mod tests {
             source: Source::HttpDns,
             refresh_due: false,
             bypass: None,
+            fallback: None,
         };
         let packed = pack_lookup(&l).expect("httpdns");
         assert_eq!(packed.len(), 1 + 16 + 1 + 4);
@@ -200,6 +201,7 @@ mod tests {
             source: Source::System,
             refresh_due: true,
             bypass: None,
+            fallback: None,
         };
         assert!(pack_lookup(&miss).is_none());
     }

@@ -25,6 +25,7 @@
 uniffi::setup_scaffolding!();
 
 mod dns;
+mod dns_fallback;
 mod error;
 pub mod fast;
 pub mod fast_dns;
