@@ -93,7 +93,7 @@ fn no_secret_reaches_traces_logs_state_or_error_texts() {
     let transport = Arc::new(Scripted::default());
     let traces = Arc::new(Traces::default());
     let kit = LineKit::builder()
-        .config_json(&config(1))
+        .config_json(config(1))
         .clock(Arc::new(clock.clone()))
         .seed(9)
         .transport(transport.clone())
