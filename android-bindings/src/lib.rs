@@ -28,6 +28,7 @@ mod dns;
 mod dns_fallback;
 mod error;
 pub mod fast;
+pub mod fast_connect;
 pub mod fast_dns;
 mod native;
 mod records;
