@@ -22,7 +22,11 @@ impl NativeLineKit {
         Ok(self
             .engine()?
             .bootstrap_fallback(&host, &system)
-            .map(|ips| ips.iter().map(|ip| ip_bytes(ip).as_slice().to_vec()).collect())
+            .map(|ips| {
+                ips.iter()
+                    .map(|ip| ip_bytes(ip).as_slice().to_vec())
+                    .collect()
+            })
             .unwrap_or_default())
     }
 
