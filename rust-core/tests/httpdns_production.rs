@@ -356,3 +356,38 @@ fn lookups_order_each_family_by_smoothed_connect_time() {
         json!(["240e::2", "47.1.1.3", "240e::1", "47.1.1.2", "47.1.1.1"])
     );
 }
+
+#[test]
+fn aes_queries_carry_a_fresh_iv_and_their_answers_decrypt() {
+    use linekit_core::dns::providers::auth::{aes_decrypt_hex, aes_encrypt_hex, aes_key};
+    let providers = json!([{"id": "tx", "format": "dnspod", "url": "http://119.29.29.98/d",
+        "auth": {"kind": "dnspod-aes", "id": "77", "key": "0123456789abcdef"}}]);
+    let key = aes_key("0123456789abcdef").unwrap();
+    let answer = aes_encrypt_hex(b"1.2.3.4;240e::9,60", &key, &[3; 16]);
+    let lines = run(&json!({
+        "config": config(providers, json!({})),
+        "seed": 8,
+        "steps": [
+            lk(0, "api.example.com"),
+            lk(0, "b.example.com"),
+            {"at": 10, "op": "respond", "id": 1, "body": answer},
+            lk(20, "api.example.com"),
+        ]
+    }));
+    let reqs = dns_requests(&lines);
+    let dn = |url: &str| -> String {
+        url.strip_prefix("http://119.29.29.98/d?dn=")
+            .and_then(|r| r.strip_suffix("&id=77&alg=aes"))
+            .unwrap_or_else(|| panic!("{url}"))
+            .to_string()
+    };
+    let (a, b) = (dn(&reqs[0].1), dn(&reqs[1].1));
+    assert_ne!(a[..32], b[..32], "each query has its own IV");
+    assert_eq!(
+        aes_decrypt_hex(a.as_bytes(), &key).unwrap(),
+        b"api.example.com"
+    );
+    let l = lookup(&lines, "api.example.com", 20);
+    assert_eq!(l["source"], "httpdns");
+    assert_eq!(l["addresses"], json!(["240e::9", "1.2.3.4"]));
+}
