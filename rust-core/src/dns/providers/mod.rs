@@ -12,9 +12,11 @@
 //!
 //! A TTL of 0 means "the provider stated none"; the cache clamps it to `min_ttl_s`.
 //!
-//! The RFC 8484 wire parser (`doh_wire`, hickory-proto) is behind the `doh-wire` cargo
-//! feature (enabled by `cli`) because of its binary size; without it `doh-wire` answers
-//! are [`ProviderError::Unsupported`].
+//! The RFC 8484 wire parser (`doh_wire`, simple-dns) is behind the `doh-wire` cargo
+//! feature, which is on by default (a size lever: without it `doh-wire` answers are
+//! [`ProviderError::Unsupported`] and such providers are dropped from the config).
+//!
+//! Authenticated providers ([`auth`]) decrypt their answer before the format parser sees it.
 //!
 //! Errors never carry the payload: [`ProviderError`]'s `Display` names the problem only,
 //! so it is safe to log.
