@@ -78,8 +78,9 @@ bench_all() {
   so_tmp=$(mktemp -d)
   cargo build --release -p linekit-android --lib --features doh-wire
   cp target/release/liblinekit.so "$so_tmp/doh.so"
-  # Measure the optimised library (same API, so the same generated bindings).
-  cargo build --release -p linekit-android --lib
+  # Measure the optimised library (same API, so the same generated bindings); doh-wire is
+  # in the default build, so "without" is --no-default-features.
+  cargo build --release -p linekit-android --lib --no-default-features
   cp target/release/liblinekit.so "$so_tmp/default.so"
   strip "$so_tmp/doh.so" "$so_tmp/default.so"
   local s_default s_doh

@@ -35,7 +35,8 @@ impl From<Lookup> for LookupResult {
         LookupResult {
             addresses: l.addrs.iter().map(|ip| ip_bytes(ip).to_vec()).collect(),
             source: match l.source {
-                Source::HttpDns => DnsSource::HttpDns,
+                // A stale answer (serve-stale opt-in) is usable addresses for the caller.
+                Source::HttpDns | Source::HttpDnsStale => DnsSource::HttpDns,
                 Source::System => DnsSource::System,
             },
             refresh_due: l.refresh_due,
@@ -192,6 +193,7 @@ mod tests {
             source: Source::HttpDns,
             refresh_due: false,
             bypass: None,
+            fallback: None,
         };
         let packed = pack_lookup(&l).expect("httpdns");
         assert_eq!(packed.len(), 1 + 16 + 1 + 4);
@@ -205,6 +207,7 @@ mod tests {
             source: Source::System,
             refresh_due: true,
             bypass: None,
+            fallback: None,
         };
         assert!(pack_lookup(&miss).is_none());
     }

@@ -29,7 +29,7 @@ pub fn connect_error_from_code(code: i32) -> Option<ConnectError> {
         .and_then(|i| ConnectError::ALL.get(i).copied())
 }
 
-fn read_ip(env: &JNIEnv<'_>, ip: &JByteArray<'_>) -> Result<IpAddr, Failure> {
+pub(crate) fn read_ip(env: &JNIEnv<'_>, ip: &JByteArray<'_>) -> Result<IpAddr, Failure> {
     if ip.is_null() {
         return Err(Failure::Argument("linekit: null address"));
     }

@@ -28,8 +28,10 @@ uniffi::setup_scaffolding!();
 
 mod diagnosis;
 mod dns;
+mod dns_fallback;
 mod error;
 pub mod fast;
+pub mod fast_connect;
 pub mod fast_dns;
 mod native;
 mod records;

@@ -230,7 +230,8 @@ impl LineKit {
         let detect = DetectScheduler::new(&state.topology.config.thresholds, p.seed, now);
         let httpdns_config = &state.topology.config.httpdns;
         let dns = DnsCache::new(dns_settings(httpdns_config), p.seed);
-        let refresh = Refresher::new(httpdns_config, BackoffPolicy::default());
+        let mut refresh = Refresher::new(httpdns_config, BackoffPolicy::default());
+        refresh.seed_ivs(p.seed);
         let kit = LineKit {
             inner: Arc::new(Inner {
                 state: ArcSwap::from_pointee(state),
@@ -558,6 +559,23 @@ impl LineKit {
         let now = self.inner.clock.now_ms();
         let network = self.inner.dns.network().0;
         self.inner.dns.connect_succeeded(network, host, ip, now);
+    }
+
+    /// A connect to `ip` for `host` succeeded in `connect_ms`: clears its quarantine and
+    /// feeds the per-address connect ranking of later lookups.
+    pub fn connect_succeeded_ms(&self, host: &str, ip: IpAddr, connect_ms: u64) {
+        let now = self.inner.clock.now_ms();
+        let network = self.inner.dns.network().0;
+        self.inner
+            .dns
+            .connect_succeeded_ms(network, host, ip, connect_ms, now);
+    }
+
+    /// After [`Self::lookup`] said `system` and the system resolver answered `system`
+    /// (empty = it failed): the built-in `httpdns.bootstrap` addresses of `host` when the
+    /// system gave nothing the address policy accepts, else `None`.
+    pub fn bootstrap_fallback(&self, host: &str, system: &[IpAddr]) -> Option<Arc<[IpAddr]>> {
+        self.inner.dns.fallback(host, system)
     }
 
     /// The current network's HTTPDNS records (host, addresses, provider, TTL, time left),

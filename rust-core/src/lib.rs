@@ -8,8 +8,9 @@
 //! - [`config`]: the JSON model, validation with field paths, the source chain and sealing.
 //! - [`mod@line`]: lines, sliding-window stats, ranking, switch guard, breaker, router,
 //!   convergence, WebSocket quality.
-//! - [`dns`]: HTTPDNS records, snapshot cache, provider parsers, address policy,
-//!   quarantine, refresh bookkeeping.
+//! - [`dns`]: HTTPDNS records, snapshot cache, provider parsers and their authentication,
+//!   address policy, quarantine, serve-stale, bootstrap addresses, connect ranking,
+//!   refresh bookkeeping.
 //! - [`net`]: network identity/generation and the HTTPDNS bypass policy.
 //! - [`detect`]: the probe scheduler (triggers, single-flight, cooldown, jitter, budget).
 //! - [`diagnose`]: the network diagnosis plan (what to measure, within the probe budget)

@@ -220,6 +220,9 @@ pub enum Step {
         host: String,
         /// The address.
         ip: String,
+        /// How long the connect took (feeds the per-address ranking).
+        #[serde(default)]
+        connect_ms: Option<u64>,
     },
     /// Ask for a detect of a business line.
     Detect {
@@ -670,11 +673,13 @@ fn execute(engine: &LineKit, step: &Step, transport: &ScriptedTransport) -> Resu
         Step::Lookup { at, host } => {
             let l = engine.lookup(host);
             let addrs: Vec<String> = l.addrs.iter().map(ToString::to_string).collect();
-            Some(line(
-                *at,
-                "lookup",
-                json!({ "host": host, "addresses": addrs, "source": l.source.as_str() }),
-            ))
+            let mut fields =
+                json!({ "host": host, "addresses": addrs, "source": l.source.as_str() });
+            if let Some(fallback) = &l.fallback {
+                let list: Vec<String> = fallback.iter().map(ToString::to_string).collect();
+                fields["fallback"] = json!(list);
+            }
+            Some(line(*at, "lookup", fields))
         }
         Step::ConnectFailed {
             host, ip, error, ..
@@ -683,8 +688,17 @@ fn execute(engine: &LineKit, step: &Step, transport: &ScriptedTransport) -> Resu
             engine.connect_failed(host, parse_ip(ip, "connect_failed")?, error);
             None
         }
-        Step::ConnectSucceeded { host, ip, .. } => {
-            engine.connect_succeeded(host, parse_ip(ip, "connect_succeeded")?);
+        Step::ConnectSucceeded {
+            host,
+            ip,
+            connect_ms,
+            ..
+        } => {
+            let ip = parse_ip(ip, "connect_succeeded")?;
+            match connect_ms {
+                Some(ms) => engine.connect_succeeded_ms(host, ip, *ms),
+                None => engine.connect_succeeded(host, ip),
+            }
             None
         }
         Step::Config { at, config } => {

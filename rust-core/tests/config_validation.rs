@@ -469,12 +469,6 @@ fn each_malformed_document_reports_exactly_its_paths() {
             vec!["httpdns.providers[0].url"],
             "host",
         ),
-        (
-            "provider format",
-            with("/httpdns/providers/0/format", json!("bind")),
-            vec!["httpdns.providers[0].format"],
-            "aliyun",
-        ),
         // Hosts and paths.
         (
             "bad match host",
@@ -689,7 +683,7 @@ fn a_config_with_many_problems_reports_all_of_them() {
             {"host": "image.example.com", "biz": "cdn"}
         ],
         "httpdns": {
-            "providers": [{"id": "p", "format": "xml", "url": "ftp://x"}, {"id": "p", "format": "aliyun"}],
+            "providers": [{"id": "p", "format": "dnspod", "url": "ftp://x"}, {"id": "p", "format": "aliyun"}],
             "refresh_ratio": 1.5, "jitter_ratio": -0.5, "min_ttl_s": 100, "max_ttl_s": 10
         },
         "trace": {"sample_rate": -1}
@@ -715,7 +709,6 @@ fn a_config_with_many_problems_reports_all_of_them() {
         "merge_hosts[0].path_prefix",
         "merge_hosts[0].rate",
         "merge_hosts[1].host",
-        "httpdns.providers[0].format",
         "httpdns.providers[0].url",
         "httpdns.providers[1].id",
         "httpdns.providers[1].url",

@@ -2,8 +2,8 @@
 //! `LineKit` API with a fake transport and a manual clock: lookups never start I/O
 //! themselves, concurrent lookups coalesce into one query, answers for a superseded
 //! network generation are dropped, DoH wire queries carry their header, provider back-off
-//! shows in `state_json`, config updates swap providers, and `doh-wire` is refused by
-//! validation when the feature is off.
+//! shows in `state_json`, config updates swap providers, and `doh-wire` is dropped with a
+//! warning when the feature is off.
 
 use linekit_core::clock::ManualClock;
 use linekit_core::dns::{ConnectError, Source};
@@ -356,13 +356,17 @@ fn doh_wire_queries_carry_the_accept_header_and_answers_are_stored() {
 
 #[cfg(not(feature = "doh-wire"))]
 #[test]
-fn doh_wire_is_rejected_by_validation_without_the_feature() {
+fn doh_wire_is_dropped_with_a_warning_without_the_feature() {
     let wire = r#"{"id": "w", "format": "doh-wire", "url": "https://dns.example/dns-query"}"#;
-    let err = linekit_core::config::validate::parse_config(&config(wire, ""))
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("doh-wire"), "{err}");
-    assert!(err.contains("feature"), "{err}");
+    let (c, warnings) =
+        linekit_core::config::parse_config_with_warnings(&config(&format!("{wire}, {ALI}"), ""))
+            .unwrap();
+    assert_eq!(
+        c.httpdns.providers.len(),
+        1,
+        "the rest of the config applies"
+    );
+    assert!(warnings[0].error.contains("doh-wire"), "{warnings:?}");
 }
 
 #[cfg(feature = "doh-wire")]

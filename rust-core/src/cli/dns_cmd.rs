@@ -8,6 +8,8 @@
 //!   may repeat or hold a comma list; without it the names in the body are trusted.
 //!   `doh-wire` reads raw bytes, or hex text with `--hex`. Errors: stderr
 //!   `{"error":..,"kind":..}` and exit 1 (the payload is never echoed).
+//!   With `--config F --provider ID` the provider's format applies and its answer is
+//!   decrypted first (`dnspod-des`, `dnspod-aes`).
 //! - `ip classify ADDR…` prints JSON Lines `{"addr":..,"class":..,"public":bool}`;
 //!   IPv4-mapped addresses also carry `"mapped":CLASS` (the embedded IPv4's class, which
 //!   decides `public`). Invalid addresses are reported on stderr and make the exit code 1
@@ -34,6 +36,7 @@ pub fn httpdns_parse(
     let mut hex = false;
     let mut allow_private = false;
     let mut file: Option<&str> = None;
+    let (mut config, mut provider_id) = (None, None);
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match *arg {
@@ -51,6 +54,14 @@ pub fn httpdns_parse(
                 ),
                 None => return fail(err, "--host needs a value"),
             },
+            "--config" => match it.next() {
+                Some(f) => config = Some(*f),
+                None => return fail(err, "--config needs a file"),
+            },
+            "--provider" => match it.next() {
+                Some(id) => provider_id = Some(*id),
+                None => return fail(err, "--provider needs an id"),
+            },
             "--hex" => hex = true,
             "--allow-private" => allow_private = true,
             other if other.starts_with("--") => {
@@ -62,6 +73,19 @@ pub fn httpdns_parse(
                 }
             }
         }
+    }
+    // With `--config F --provider ID` the provider decides the format and decryption.
+    let mut auth = None;
+    match (config, provider_id) {
+        (Some(path), Some(id)) => match super::provider_cmd::load_provider(path, id, input) {
+            Ok((p, f)) => {
+                format = Some(f);
+                auth = p.auth;
+            }
+            Err(e) => return fail(err, &e),
+        },
+        (None, None) => {}
+        _ => return fail(err, "--config and --provider go together"),
     }
     let Some(format) = format else {
         return fail(
@@ -95,7 +119,8 @@ pub fn httpdns_parse(
         raw
     };
     let host_refs: Vec<&str> = hosts.iter().map(String::as_str).collect();
-    let answers = match format.parse(&host_refs, &body) {
+    let decoded = crate::dns::providers::auth::decode_answer(auth.as_ref(), &body);
+    let answers = match decoded.and_then(|plain| format.parse(&host_refs, &plain)) {
         Ok(a) => a,
         Err(e) => {
             let _ = writeln!(err, "{}", json!({"error": e.to_string(), "kind": e.kind()}));

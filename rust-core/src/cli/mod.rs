@@ -11,6 +11,7 @@ mod replay_cmd;
 mod sign_cmd;
 
 mod dns_cmd;
+mod provider_cmd;
 
 /// Runs one command line (without the program name) and returns the exit code.
 pub fn run(
@@ -22,6 +23,7 @@ pub fn run(
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     match words.as_slice() {
         ["httpdns", "parse", rest @ ..] => dns_cmd::httpdns_parse(rest, input, out, err),
+        ["httpdns", "request", rest @ ..] => provider_cmd::httpdns_request(rest, input, out, err),
         ["ip", "classify", rest @ ..] => dns_cmd::ip_classify(rest, out, err),
         ["ip", "order", rest @ ..] => dns_cmd::ip_order(rest, out, err),
         ["version"] => {

@@ -4,7 +4,9 @@
 
 pub mod accept;
 pub mod envelope;
+mod httpdns_rules;
 pub mod model;
+pub mod provider_auth;
 pub mod remote;
 mod rules;
 pub mod seal;
@@ -24,4 +26,4 @@ pub use source::{
     app_config_errors, check_update, resolve, resolve_at, ConfigSource, ConfigSources,
     LastGoodStore, Resolved,
 };
-pub use validate::{parse_config, validate, MAX_CONFIG_BYTES};
+pub use validate::{parse_config, parse_config_with_warnings, validate, MAX_CONFIG_BYTES};

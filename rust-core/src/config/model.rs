@@ -1,6 +1,7 @@
 //! The configuration model. Field names are a public contract (DESIGN 3.3); defaults are the
 //! numbers in DESIGN. Unknown fields are ignored so newer servers can add fields freely.
 
+use super::provider_auth::ProviderAuth;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -208,6 +209,22 @@ pub struct HttpDnsConfig {
     pub max_ttl_s: u64,
     /// Hosts resolved ahead of need at start-up and after the network is validated.
     pub pre_resolve: Vec<String>,
+    /// Opt-in per host: serve an expired record for a while during a refresh.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serve_stale: Option<ServeStaleConfig>,
+    /// App-vouched addresses per host, offered as a last-resort fallback.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub bootstrap: BTreeMap<String, Vec<String>>,
+}
+
+/// `httpdns.serve_stale`: hosts whose owner agreed to expired answers being served.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ServeStaleConfig {
+    /// Hosts (exact or `*.suffix`).
+    pub hosts: Vec<String>,
+    /// How long past `expires_at` a record may still be served, in seconds.
+    pub max_stale_s: u64,
 }
 
 impl Default for HttpDnsConfig {
@@ -221,6 +238,8 @@ impl Default for HttpDnsConfig {
             min_ttl_s: 30,
             max_ttl_s: 3_600,
             pre_resolve: Vec::new(),
+            serve_stale: None,
+            bootstrap: BTreeMap::new(),
         }
     }
 }
@@ -234,6 +253,9 @@ pub struct ProviderConfig {
     pub format: String,
     /// Endpoint URL.
     pub url: String,
+    /// Request signing or encryption (none = plain requests).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auth: Option<ProviderAuth>,
 }
 
 /// Trace settings.

@@ -35,6 +35,8 @@ pub(crate) struct Findings {
     tainted: HashSet<String>,
     /// Tainted paths and all their ancestors: "is there an error at or below here?".
     dirty: HashSet<String>,
+    /// Parts this build cannot use, dropped from the config with a warning.
+    warnings: Vec<FieldError>,
 }
 
 impl Findings {
@@ -62,6 +64,18 @@ impl Findings {
         } else {
             self.errors.push(FieldError::new(path, error));
         }
+    }
+
+    /// Records that the part at `path` is dropped (this build cannot use it): a warning,
+    /// not an error, and rules stay silent at and below `path`.
+    pub(crate) fn warning(&mut self, path: &str, why: impl Into<String>) {
+        self.warnings.push(FieldError::new(path, why));
+        self.tainted.insert(path.to_string());
+    }
+
+    /// The warnings recorded so far.
+    pub(crate) fn warnings(&self) -> &[FieldError] {
+        &self.warnings
     }
 
     /// Whether `path` or one of its ancestors holds a placeholder.
@@ -386,13 +400,11 @@ fn httpdns(c: &Config, allow_cleartext: bool, f: &mut Findings) {
                 &format!("{path}.format"),
                 format!("must be one of {}", PROVIDER_FORMATS.join(", ")),
             );
-        } else if p.format == "doh-wire" && !cfg!(feature = "doh-wire") {
-            f.rule(
-                &format!("{path}.format"),
-                "doh-wire is not available: this build lacks the `doh-wire` cargo feature",
-            );
         }
-        if let Err(why) = provider_url(&p.url, allow_cleartext) {
+        super::httpdns_rules::provider_auth(p, &path, f);
+        // DNSPod's encrypted kinds are made for plain HTTP: name and answer are encrypted.
+        let cleartext_ok = allow_cleartext || super::httpdns_rules::encrypts_payload(p);
+        if let Err(why) = provider_url(&p.url, cleartext_ok) {
             f.rule(&format!("{path}.url"), why);
         }
     }
@@ -410,6 +422,7 @@ fn httpdns(c: &Config, allow_cleartext: bool, f: &mut Findings) {
             }
         }
     }
+    super::httpdns_rules::serve_stale_and_bootstrap(h, f);
     if !(h.refresh_ratio > 0.0 && h.refresh_ratio <= 1.0) {
         f.rule("httpdns.refresh_ratio", "must be a number in (0, 1]");
     }

@@ -13,7 +13,10 @@
 //! model's defaults stay the single source of truth. [`validate`] runs step 3 alone on a
 //! config built in code. Unknown fields are ignored (forward compatibility).
 
-use super::model::{BizLine, Config, LineConfig, MergeHost, ProviderConfig, VersionPolicy};
+use super::model::{
+    BizLine, Config, LineConfig, MergeHost, ProviderConfig, ServeStaleConfig, VersionPolicy,
+};
+use super::provider_auth::{ProviderAuth, Secret, AUTH_KINDS, DEFAULT_SIGN_VALIDITY_S};
 use super::rules::{self, biz_path, Findings};
 use crate::error::{Error, FieldError, Result};
 use serde_json::{Map, Value};
@@ -37,17 +40,75 @@ pub fn parse_config(text: &str) -> Result<Config> {
         // serde_json's syntax messages are fixed phrases plus line/column: no content.
         invalid("", format!("not valid JSON: {e}"))
     })?;
+    let (config, warnings) = parse_config_with_warnings_value(value)?;
+    for w in &warnings {
+        log::warn!("linekit: config: {w}");
+    }
+    Ok(config)
+}
+
+/// [`parse_config`] that also returns the warnings: parts this build cannot use (a
+/// provider with an unknown `format` or `auth.kind`, or `doh-wire` without its feature)
+/// are dropped, each with a warning naming its path, and the rest of the config applies.
+pub fn parse_config_with_warnings(text: &str) -> Result<(Config, Vec<FieldError>)> {
+    if text.len() > MAX_CONFIG_BYTES {
+        return parse_config(text).map(|c| (c, Vec::new()));
+    }
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| invalid("", format!("not valid JSON: {e}")))?;
+    parse_config_with_warnings_value(value)
+}
+
+fn parse_config_with_warnings_value(mut value: Value) -> Result<(Config, Vec<FieldError>)> {
     let mut findings = Findings::default();
     let lenient = document(&value, &mut findings);
     rules::check(&lenient, &mut findings);
+    let warnings = findings.warnings().to_vec();
     let errors = findings.into_errors();
     if !errors.is_empty() {
         return Err(Error::InvalidConfig(errors));
     }
-    serde_json::from_value(value).map_err(|_| {
+    drop_unsupported_providers(&mut value);
+    let config = serde_json::from_value(value).map_err(|_| {
         // The walk mirrors the model, so this is a bug in the walk; never echo content.
         invalid("", "config does not match the model")
-    })
+    })?;
+    Ok((config, warnings))
+}
+
+/// Why this build cannot use the provider `v`, if it cannot (it is then dropped).
+fn unsupported_provider(v: &Value) -> Option<String> {
+    let o = v.as_object()?;
+    if let Some(format) = o.get("format").and_then(Value::as_str) {
+        if !rules::PROVIDER_FORMATS.contains(&format) {
+            return Some(format!(
+                "provider dropped: unknown format (this build knows {})",
+                rules::PROVIDER_FORMATS.join(", ")
+            ));
+        }
+        if format == "doh-wire" && !cfg!(feature = "doh-wire") {
+            return Some(
+                "provider dropped: this build lacks the `doh-wire` cargo feature".to_string(),
+            );
+        }
+    }
+    let kind = o.get("auth")?.as_object()?.get("kind")?.as_str()?;
+    if !AUTH_KINDS.contains(&kind) {
+        return Some(format!(
+            "provider dropped: unknown auth kind (this build knows {})",
+            AUTH_KINDS.join(", ")
+        ));
+    }
+    None
+}
+
+fn drop_unsupported_providers(value: &mut Value) {
+    if let Some(Value::Array(items)) = value
+        .get_mut("httpdns")
+        .and_then(|h| h.get_mut("providers"))
+    {
+        items.retain(|p| unsupported_provider(p).is_none());
+    }
 }
 
 /// Re-checks a typed config against the semantic rules (URLs, ranges, ids, cross
@@ -266,7 +327,16 @@ fn document(v: &Value, f: &mut Findings) -> Config {
             d.providers = items
                 .iter()
                 .enumerate()
-                .map(|(i, v)| provider(&mut w, &format!("httpdns.providers[{i}]"), v))
+                .map(|(i, v)| {
+                    let path = format!("httpdns.providers[{i}]");
+                    match unsupported_provider(v) {
+                        Some(why) => {
+                            w.f.warning(&path, why);
+                            placeholder_provider()
+                        }
+                        None => provider(&mut w, &path, v),
+                    }
+                })
                 .collect();
         }
         if let Some(list) = h.get("hosts").and_then(|v| w.strings("httpdns.hosts", v)) {
@@ -283,6 +353,20 @@ fn document(v: &Value, f: &mut Findings) -> Config {
             .and_then(|v| w.strings("httpdns.allow_private", v))
         {
             d.allow_private = list;
+        }
+        if let Some(v) = h.get("serve_stale") {
+            d.serve_stale = serve_stale(&mut w, v);
+        }
+        if let Some(o) = h
+            .get("bootstrap")
+            .and_then(|v| w.object("httpdns.bootstrap", v))
+        {
+            for (host, v) in o {
+                let path = format!("httpdns.bootstrap[{}]", Value::String(host.clone()));
+                if let Some(list) = w.strings(&path, v) {
+                    d.bootstrap.insert(host.clone(), list);
+                }
+            }
         }
         for (key, slot) in [
             ("refresh_ratio", &mut d.refresh_ratio),
@@ -437,12 +521,79 @@ fn merge_host(w: &mut Walk<'_>, path: &str, v: &Value) -> MergeHost {
     m
 }
 
-fn provider(w: &mut Walk<'_>, path: &str, v: &Value) -> ProviderConfig {
-    let mut p = ProviderConfig {
+fn placeholder_provider() -> ProviderConfig {
+    ProviderConfig {
         id: String::new(),
         format: String::new(),
         url: String::new(),
+        auth: None,
+    }
+}
+
+fn serve_stale(w: &mut Walk<'_>, v: &Value) -> Option<ServeStaleConfig> {
+    let path = "httpdns.serve_stale";
+    let o = w.object(path, v)?;
+    let mut s = ServeStaleConfig::default();
+    match o.get("hosts") {
+        None => w.missing(&join(path, "hosts")),
+        Some(v) => s.hosts = w.strings(&join(path, "hosts"), v).unwrap_or_default(),
+    }
+    match o.get("max_stale_s") {
+        None => w.missing(&join(path, "max_stale_s")),
+        Some(v) => s.max_stale_s = w.u64(&join(path, "max_stale_s"), v).unwrap_or(1),
+    }
+    Some(s)
+}
+
+/// The lenient copy of a known `auth` kind (unknown kinds never get here).
+fn provider_auth(w: &mut Walk<'_>, path: &str, v: &Value) -> Option<ProviderAuth> {
+    let o = w.object(path, v)?;
+    let kind_path = join(path, "kind");
+    let kind = match o.get("kind") {
+        None => {
+            w.missing(&kind_path);
+            return None;
+        }
+        Some(v) => w.string(&kind_path, v)?,
     };
+    let text = |w: &mut Walk<'_>, key: &str| -> String {
+        let p = join(path, key);
+        match o.get(key) {
+            None => {
+                w.missing(&p);
+                String::new()
+            }
+            Some(v) => w.string(&p, v).unwrap_or_default(),
+        }
+    };
+    Some(match kind.as_str() {
+        "aliyun-sign" => {
+            let secret = Secret::new(text(w, "secret"));
+            let validity_s = match o.get("validity_s") {
+                None => DEFAULT_SIGN_VALIDITY_S,
+                Some(v) => w
+                    .u64(&join(path, "validity_s"), v)
+                    .unwrap_or(DEFAULT_SIGN_VALIDITY_S),
+            };
+            ProviderAuth::AliyunSign { secret, validity_s }
+        }
+        "dnspod-des" => ProviderAuth::DnspodDes {
+            id: text(w, "id"),
+            key: Secret::new(text(w, "key")),
+        },
+        "dnspod-aes" => ProviderAuth::DnspodAes {
+            id: text(w, "id"),
+            key: Secret::new(text(w, "key")),
+        },
+        "dnspod-https" => ProviderAuth::DnspodHttps {
+            token: Secret::new(text(w, "token")),
+        },
+        _ => return None,
+    })
+}
+
+fn provider(w: &mut Walk<'_>, path: &str, v: &Value) -> ProviderConfig {
+    let mut p = placeholder_provider();
     let Some(o) = w.object(path, v) else {
         return p;
     };
@@ -456,6 +607,9 @@ fn provider(w: &mut Walk<'_>, path: &str, v: &Value) -> ProviderConfig {
             None => w.missing(&fp),
             Some(v) => *slot = w.string(&fp, v).unwrap_or_default(),
         }
+    }
+    if let Some(v) = o.get("auth") {
+        p.auth = provider_auth(w, &join(path, "auth"), v);
     }
     p
 }

@@ -31,11 +31,14 @@
 //! answers (NXDOMAIN) are not cached either; the caller falls back to system DNS.
 
 use crate::config::model::HttpDnsConfig;
+use crate::dns::bootstrap::Bootstrap;
+use crate::dns::connect_rank::ConnectRank;
 use crate::dns::order::order_addresses;
 use crate::dns::policy::{normalize_host, AddressPolicy, HostMatcher};
 use crate::dns::providers::HostAnswer;
 use crate::dns::quarantine::{ConnectError, HostQuarantine, QuarantineEntry, QuarantinePolicy};
 use crate::dns::record::{DnsRecord, TtlPolicy};
+use crate::dns::stale::ServeStale;
 use crate::net::{HttpDnsBypass, NetworkKey};
 use arc_swap::ArcSwap;
 use parking_lot::Mutex;
@@ -57,6 +60,8 @@ pub enum Source {
     HttpDns,
     /// Nothing usable: the caller must use the platform resolver.
     System,
+    /// From an expired record of a host that opted into serve-stale (a refresh is due).
+    HttpDnsStale,
 }
 
 impl Source {
@@ -65,6 +70,7 @@ impl Source {
         match self {
             Source::HttpDns => "httpdns",
             Source::System => "system",
+            Source::HttpDnsStale => "httpdns_stale",
         }
     }
 }
@@ -81,6 +87,9 @@ pub struct Lookup {
     pub refresh_due: bool,
     /// Why HTTPDNS is bypassed on the current network, if it is.
     pub bypass: Option<HttpDnsBypass>,
+    /// With `source: system`, the host's built-in addresses (`httpdns.bootstrap`): to be
+    /// used only if the system resolver fails too (see [`DnsCache::fallback`]).
+    pub fallback: Option<Arc<[IpAddr]>>,
 }
 
 /// The cache's settings, derived from `httpdns.*`.
@@ -94,6 +103,10 @@ pub struct DnsSettings {
     pub ttl: TtlPolicy,
     /// Quarantine periods.
     pub quarantine: QuarantinePolicy,
+    /// `httpdns.serve_stale`.
+    pub stale: ServeStale,
+    /// `httpdns.bootstrap`.
+    pub bootstrap: Bootstrap,
 }
 
 impl DnsSettings {
@@ -103,6 +116,8 @@ impl DnsSettings {
         let (hosts, mut invalid) = HostMatcher::new(&cfg.hosts);
         let (allow_private, invalid_private) = HostMatcher::new(&cfg.allow_private);
         invalid.extend(invalid_private);
+        let (stale, invalid_stale) = ServeStale::from_config(cfg.serve_stale.as_ref());
+        invalid.extend(invalid_stale);
         let settings = DnsSettings {
             hosts,
             policy: AddressPolicy::new(allow_private),
@@ -113,6 +128,8 @@ impl DnsSettings {
                 max_ttl_s: cfg.max_ttl_s,
             },
             quarantine: QuarantinePolicy::default(),
+            stale,
+            bootstrap: Bootstrap::from_config(&cfg.bootstrap),
         };
         (settings, invalid)
     }
@@ -213,6 +230,20 @@ const MAX_PERSISTED_STRIKES: u32 = 64;
 struct HostEntry {
     record: Option<Arc<DnsRecord>>,
     quarantine: Option<Arc<HostQuarantine>>,
+    /// Smoothed connect times of the host's addresses.
+    rank: Option<Arc<ConnectRank>>,
+    /// The record's addresses in ranked order (set when `rank` and `record` both are).
+    ranked: Option<Arc<[IpAddr]>>,
+}
+
+impl HostEntry {
+    /// Recomputes `ranked` after the record or the rank changed.
+    fn rerank(&mut self) {
+        self.ranked = match (&self.record, &self.rank) {
+            (Some(r), Some(rank)) => Some(Arc::from(rank.order(&r.addrs))),
+            _ => None,
+        };
+    }
 }
 
 type HostMap = HashMap<Box<str>, HostEntry>;
@@ -264,27 +295,40 @@ impl DnsCache {
     /// The addresses to use for `host` at monotonic `now_ms` (see the module docs).
     pub fn lookup(&self, host: &str, now_ms: u64) -> Lookup {
         let snap = self.snap.load();
-        if snap.bypass.is_some() {
-            return self.system(false, snap.bypass);
-        }
         let mut buf = [0u8; MAX_HOST_LEN];
-        let Some(key) = lookup_key(host, &mut buf) else {
-            return self.system(false, None);
+        let key = lookup_key(host, &mut buf);
+        let fallback = || {
+            key.and_then(|k| snap.settings.bootstrap.addresses(k))
+                .map(Arc::clone)
+        };
+        if snap.bypass.is_some() {
+            return self.system(false, snap.bypass, fallback());
+        }
+        let Some(key) = key else {
+            return self.system(false, None, None);
         };
         let entry = snap.hosts.get(key);
-        let record = match entry.and_then(|e| e.record.as_ref()) {
-            Some(r) if r.is_fresh(now_ms) => r,
-            _ => return self.system(snap.settings.hosts.matches(key), None),
+        let (record, source) = match entry.and_then(|e| e.record.as_ref()) {
+            Some(r) if r.is_fresh(now_ms) => (r, Source::HttpDns),
+            Some(r) if snap.settings.stale.serves(key, r, now_ms) => (r, Source::HttpDnsStale),
+            _ => {
+                let due = snap.settings.hosts.matches(key);
+                return self.system(due, None, fallback());
+            }
         };
+        let served = entry
+            .and_then(|e| e.ranked.as_ref())
+            .unwrap_or(&record.addrs);
         let addrs = match entry.and_then(|e| e.quarantine.as_deref()) {
-            Some(q) if q.any_active(now_ms) => without_quarantined(&record.addrs, q, now_ms),
-            _ => Arc::clone(&record.addrs),
+            Some(q) if q.any_active(now_ms) => without_quarantined(served, q, now_ms),
+            _ => Arc::clone(served),
         };
         Lookup {
             addrs,
-            source: Source::HttpDns,
-            refresh_due: record.refresh_due(now_ms),
+            source,
+            refresh_due: source == Source::HttpDnsStale || record.refresh_due(now_ms),
             bypass: None,
+            fallback: None,
         }
     }
 
@@ -306,39 +350,61 @@ impl DnsCache {
         }
         let mut buf = [0u8; MAX_HOST_LEN];
         let Some(key) = lookup_key(host, &mut buf) else {
-            return self.system(false, None);
+            return self.system(false, None, None);
         };
+        let snap = self.snap.load();
+        let fallback = || snap.settings.bootstrap.addresses(key).map(Arc::clone);
         let hosts = {
             let w = self.writer.lock();
             match w.parked.iter().find(|(h, _)| *h == handle) {
                 Some((_, map)) => Arc::clone(map),
-                None => return self.system(false, None),
+                None => return self.system(false, None, fallback()),
             }
         };
         let entry = hosts.get(key);
         let record = match entry.and_then(|e| e.record.as_ref()) {
             Some(r) if r.is_fresh(now_ms) => r,
-            _ => return self.system(false, None),
+            _ => return self.system(false, None, fallback()),
         };
+        let served = entry
+            .and_then(|e| e.ranked.as_ref())
+            .unwrap_or(&record.addrs);
         let addrs = match entry.and_then(|e| e.quarantine.as_deref()) {
-            Some(q) if q.any_active(now_ms) => without_quarantined(&record.addrs, q, now_ms),
-            _ => Arc::clone(&record.addrs),
+            Some(q) if q.any_active(now_ms) => without_quarantined(served, q, now_ms),
+            _ => Arc::clone(served),
         };
         Lookup {
             addrs,
             source: Source::HttpDns,
             refresh_due: false,
             bypass: None,
+            fallback: None,
         }
     }
 
-    fn system(&self, refresh_due: bool, bypass: Option<HttpDnsBypass>) -> Lookup {
+    fn system(
+        &self,
+        refresh_due: bool,
+        bypass: Option<HttpDnsBypass>,
+        fallback: Option<Arc<[IpAddr]>>,
+    ) -> Lookup {
         Lookup {
             addrs: Arc::clone(&self.empty),
             source: Source::System,
             refresh_due,
             bypass,
+            fallback,
         }
+    }
+
+    /// After a lookup said `system` and the system resolver answered `system` (empty =
+    /// it failed): the built-in addresses of `host` when the system gave nothing the
+    /// address policy accepts, else `None` (use the system answer).
+    pub fn fallback(&self, host: &str, system: &[IpAddr]) -> Option<Arc<[IpAddr]>> {
+        let snap = self.snap.load();
+        snap.settings
+            .bootstrap
+            .fallback(host, system, &snap.settings.policy)
     }
 
     /// Stores `answer` from `provider`, received on `network` at monotonic `now_ms` /
@@ -378,7 +444,9 @@ impl DnsCache {
         });
         let stored = Arc::clone(&record);
         self.update_map(&mut w, &snap, network.handle(), now_ms, move |map| {
-            map.entry(host.into_boxed_str()).or_default().record = Some(stored);
+            let entry = map.entry(host.into_boxed_str()).or_default();
+            entry.record = Some(stored);
+            entry.rerank();
         });
         Ok(Inserted {
             record,
@@ -449,6 +517,51 @@ impl DnsCache {
                     .map(|q| q.with_success(ip))
                     .unwrap_or_default();
                 entry.quarantine = (!cleared.is_empty()).then(|| Arc::new(cleared));
+            }
+        });
+    }
+
+    /// Reports a successful connect to `ip` for `host` on `network` that took
+    /// `connect_ms`: clears its quarantine (like [`Self::connect_succeeded`]) and feeds the
+    /// address's smoothed connect time, which orders later lookups (see
+    /// [`crate::dns::connect_rank`]). Only hosts with a record on that network are ranked.
+    pub fn connect_succeeded_ms(
+        &self,
+        network: NetworkKey,
+        host: &str,
+        ip: IpAddr,
+        connect_ms: u64,
+        now_ms: u64,
+    ) {
+        let host = normalize_host(host);
+        let ip = ip.to_canonical();
+        let mut w = self.writer.lock();
+        let snap = self.snap.load_full();
+        let has_record = |map: &HostMap| {
+            map.get(host.as_str())
+                .is_some_and(|e| e.record.as_ref().is_some_and(|r| r.addrs.contains(&ip)))
+        };
+        let known = if snap.network.handle() == network.handle() {
+            has_record(&snap.hosts)
+        } else {
+            w.parked
+                .iter()
+                .any(|(h, m)| *h == network.handle() && has_record(m))
+        };
+        if !known {
+            drop(w);
+            self.connect_succeeded(network, host.as_str(), ip, now_ms);
+            return;
+        }
+        self.update_map(&mut w, &snap, network.handle(), now_ms, move |map| {
+            if let Some(entry) = map.get_mut(host.as_str()) {
+                let rank = entry.rank.as_deref().cloned().unwrap_or_default();
+                entry.rank = Some(Arc::new(rank.with_sample(ip, connect_ms)));
+                if let Some(q) = entry.quarantine.as_deref() {
+                    let cleared = q.with_success(ip);
+                    entry.quarantine = (!cleared.is_empty()).then(|| Arc::new(cleared));
+                }
+                entry.rerank();
             }
         });
     }
@@ -653,15 +766,32 @@ impl DnsCache {
         let prune = |map: &HostMap| -> HostMap {
             map.iter()
                 .filter_map(|(h, e)| {
-                    let record = e.record.clone().filter(|r| r.is_fresh(now_ms));
+                    let record = e
+                        .record
+                        .clone()
+                        .filter(|r| snap.settings.stale.keeps(h, r, now_ms));
                     let quarantine = e
                         .quarantine
                         .as_deref()
                         .map(|q| q.pruned(now_ms, &policy))
                         .filter(|q| !q.is_empty())
                         .map(Arc::new);
-                    (record.is_some() || quarantine.is_some())
-                        .then(|| (h.clone(), HostEntry { record, quarantine }))
+                    let (rank, ranked) = if record.is_some() {
+                        (e.rank.clone(), e.ranked.clone())
+                    } else {
+                        (None, None)
+                    };
+                    (record.is_some() || quarantine.is_some()).then(|| {
+                        (
+                            h.clone(),
+                            HostEntry {
+                                record,
+                                quarantine,
+                                rank,
+                                ranked,
+                            },
+                        )
+                    })
                 })
                 .collect()
         };

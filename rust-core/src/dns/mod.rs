@@ -8,14 +8,22 @@
 //! Refreshes (coalescing, provider failover and back-off, batching) are bookkept by
 //! [`refresh::Refresher`] and driven by the engine's runtime.
 //! Network changes come from [`crate::net::NetworkMonitor`] via [`DnsCache::set_network`].
+//!
+//! Production accounts: [`providers::auth`] signs or encrypts queries and decrypts answers
+//! before parsing; [`stale`] serves expired records of opted-in hosts during a refresh;
+//! [`bootstrap`] holds the app's built-in last-resort addresses; [`connect_rank`] orders
+//! each family by smoothed connect time.
 
+pub mod bootstrap;
 pub mod cache;
+pub mod connect_rank;
 pub mod order;
 pub mod policy;
 pub mod providers;
 pub mod quarantine;
 pub mod record;
 pub mod refresh;
+pub mod stale;
 
 pub use cache::{
     DnsCache, DnsImport, DnsSettings, InsertError, Inserted, Lookup, PersistedDns,

@@ -32,7 +32,8 @@
 //! gets its own round. A batch round failing over to a single-host format splits.
 
 use crate::config::model::HttpDnsConfig;
-use crate::dns::providers::ProviderFormat;
+use crate::config::provider_auth::ProviderAuth;
+use crate::dns::providers::{auth, ProviderFormat};
 use crate::net::NetworkKey;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -89,6 +90,8 @@ pub struct Provider {
     pub failures: u32,
     /// Backing off while `now < until_ms`.
     pub until_ms: u64,
+    /// Request signing or encryption (its `Debug` hides every secret).
+    pub auth: Option<Arc<ProviderAuth>>,
 }
 
 impl Provider {
@@ -169,6 +172,8 @@ pub struct Refresher {
     queue: Vec<(Arc<str>, NetworkKey)>,
     holds: HashMap<(Arc<str>, u64), u64>,
     tick_pending: bool,
+    /// Draws the IVs of encrypted (`dnspod-aes`) queries; seeded by the engine.
+    iv_rng: fastrand::Rng,
 }
 
 impl Refresher {
@@ -198,9 +203,10 @@ impl Refresher {
                     p.id
                 );
             }
-            let kept = old
-                .iter()
-                .find(|o| *o.id == *p.id && o.format == format && *o.url == *p.url);
+            let auth = p.auth.clone().map(Arc::new);
+            let kept = old.iter().find(|o| {
+                *o.id == *p.id && o.format == format && *o.url == *p.url && o.auth == auth
+            });
             self.providers.push(Provider {
                 id: Arc::from(p.id.as_str()),
                 format,
@@ -208,8 +214,38 @@ impl Refresher {
                 supported,
                 failures: kept.map_or(0, |o| o.failures),
                 until_ms: kept.map_or(0, |o| o.until_ms),
+                auth,
             });
         }
+    }
+
+    /// Seeds the IV generator of encrypted queries (the engine passes its install seed,
+    /// so replays are reproducible).
+    pub fn seed_ivs(&mut self, seed: u64) {
+        self.iv_rng = fastrand::Rng::with_seed(seed ^ 0x6c6b_6976_7365_6564);
+    }
+
+    /// The query for `hosts` at `stage` on provider `index` at wall-clock `wall_ms`
+    /// (authenticated when the provider has `auth`; see [`provider_query`]).
+    pub fn query_for(
+        &mut self,
+        index: usize,
+        hosts: &[Arc<str>],
+        stage: Stage,
+        wall_ms: u64,
+    ) -> Option<Query> {
+        let mut iv = [0u8; auth::AES_IV_LEN];
+        self.iv_rng.fill(&mut iv);
+        let p = self.providers.get(index)?;
+        provider_query(
+            p.format,
+            &p.url,
+            p.auth.as_deref(),
+            hosts,
+            stage,
+            wall_ms,
+            &iv,
+        )
     }
 
     /// The providers in config order.
@@ -441,6 +477,38 @@ pub fn build_query(
     }
 }
 
+/// [`build_query`] for a provider that may authenticate: with `auth` the query carries the
+/// signature, the encrypted name or the token (see [`auth`]), computed at wall-clock
+/// `wall_ms` with `iv` for the AES kind. `None` when the query cannot be built.
+pub fn provider_query(
+    format: ProviderFormat,
+    base: &str,
+    provider_auth: Option<&ProviderAuth>,
+    hosts: &[Arc<str>],
+    stage: Stage,
+    wall_ms: u64,
+    iv: &[u8; auth::AES_IV_LEN],
+) -> Option<Query> {
+    let Some(a) = provider_auth else {
+        return build_query(format, base, hosts, stage);
+    };
+    if hosts.is_empty() {
+        return None;
+    }
+    let list: Vec<&str> = hosts.iter().map(|h| &**h).collect();
+    let joined = match format {
+        ProviderFormat::AliyunBatch => list.join(","),
+        _ => list[0].to_string(),
+    };
+    let (base, query) = auth::request_parts(a, base, &joined, wall_ms / 1_000, iv).ok()?;
+    let sep = if base.contains('?') { '&' } else { '?' };
+    Some(Query {
+        method: "GET",
+        url: format!("{base}{sep}{query}"),
+        headers: Vec::new(),
+    })
+}
+
 #[cfg(feature = "doh-wire")]
 fn wire_query(host: &str, stage: Stage) -> Option<String> {
     use crate::dns::providers::doh_wire::{build_query, RecordType};
@@ -472,6 +540,7 @@ mod tests {
                     id: id.to_string(),
                     format: format.to_string(),
                     url: format!("https://{id}.example/q"),
+                    auth: None,
                 })
                 .collect(),
             ..HttpDnsConfig::default()

@@ -122,6 +122,7 @@ fn host_plan(inner: &super::Inner, host: &str, now: u64) -> HostPlan {
         httpdns: answer.addrs.to_vec(),
         httpdns_source: match answer.source {
             Source::HttpDns => "httpdns",
+            Source::HttpDnsStale => "httpdns_stale",
             Source::System => "system",
         },
     }

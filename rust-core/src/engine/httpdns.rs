@@ -28,8 +28,10 @@
 use super::requests::Pending;
 use super::Inner;
 use crate::dns::policy::normalize_host;
+use crate::dns::providers::aliyun;
+use crate::dns::providers::auth::decode_answer;
 use crate::dns::providers::{HostAnswer, ProviderError as PE};
-use crate::dns::refresh::{build_query, Enqueue, Round, Stage};
+use crate::dns::refresh::{Enqueue, Round, Stage};
 use crate::dns::InsertError;
 use crate::line::endpoint::is_valid_hostname;
 use crate::trace::redact::host_group;
@@ -148,7 +150,12 @@ impl Inner {
         if !round.tried.contains(&provider.id) {
             round.tried.push(provider.id.clone());
         }
-        let Some(query) = build_query(provider.format, &provider.url, &round.hosts, stage) else {
+        let wall = self.clock.wall_ms();
+        let query = self
+            .refresh
+            .lock()
+            .query_for(index, &round.hosts, stage, wall);
+        let Some(query) = query else {
             log::warn!(
                 "linekit: httpdns provider {} skipped: cannot build a {} query",
                 provider.id,
@@ -219,20 +226,30 @@ impl Inner {
             self.refresh.lock().finished(&q.round.hosts, network);
             return;
         };
-        let format = self.refresh.lock().providers()[index].format;
+        let (format, auth) = {
+            let r = self.refresh.lock();
+            let p = &r.providers()[index];
+            (p.format, p.auth.clone())
+        };
         if self.dns.network().0 != network {
             self.drop_stale(&q);
             return;
         }
         let body = match result {
             TransportResult::Response { status, body, .. } if (200..300).contains(&status) => body,
-            TransportResult::Response { status, .. } => {
-                return self.query_failed(q, index, &format!("HTTP {status}"), now)
+            TransportResult::Response { status, body, .. } => {
+                // A refused signature (403 SignatureExpired / InvalidSignature) is a
+                // provider failure like any other: it backs off, never retried in a loop.
+                let why = match aliyun::error_code_of(&body) {
+                    Some(code) => format!("HTTP {status} ({code})"),
+                    None => format!("HTTP {status}"),
+                };
+                return self.query_failed(q, index, &why, now);
             }
             TransportResult::Failed(e) => return self.query_failed(q, index, &e.to_string(), now),
         };
         let hosts: Vec<&str> = q.round.hosts.iter().map(|h| &**h).collect();
-        let parsed = format.parse(&hosts, &body);
+        let parsed = decode_answer(auth.as_deref(), &body).and_then(|b| format.parse(&hosts, &b));
         drop(body);
         let answers = match (q.stage, parsed) {
             (_, Err(PE::NxDomain)) => {

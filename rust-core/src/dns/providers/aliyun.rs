@@ -60,6 +60,21 @@ fn json_object(body: &[u8]) -> Result<Map<String, Value>, ProviderError> {
     }
 }
 
+/// The sanitized `code` of an error body (`{"code":"SignatureExpired"}`), if it is one;
+/// used to name a refused request (HTTP 403) in logs.
+pub fn error_code_of(body: &[u8]) -> Option<String> {
+    if body.len() > super::MAX_BODY_BYTES {
+        return None;
+    }
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(obj)) => match error_code(&obj)? {
+            ProviderError::ErrorCode(code) => Some(code),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 fn error_code(obj: &Map<String, Value>) -> Option<ProviderError> {
     match obj.get("code") {
         Some(Value::String(code)) => Some(ProviderError::code(code)),

@@ -10,7 +10,8 @@
 //! ```
 //!
 //! Examples: `1.2.3.4;5.6.7.8,120`, `1.2.3.4,120|203.0.113.9`, `1.2.3.4-240e::1,120`,
-//! `0-240e::1,120`, and batch lines `a.example.com.:1.2.3.4,120` (one per queried name;
+//! `0-240e::1,120`, and batch lines `a.example.com.:1.2.3.4,120` or
+//! `a.example.com:1.2.3.4,120` (one per queried name;
 //! the single-host `query=1` option uses the same prefix). The dual form is also accepted
 //! with a TTL on each side (`1.2.3.4,120-240e::1,60`); the smallest stated TTL wins. `0`
 //! alone, or `0-0`, means the name has no address ([`ProviderError::NoAddresses`]).
@@ -31,10 +32,27 @@ pub fn parse(hosts: &[&str], body: &[u8]) -> Result<Vec<HostAnswer>, ProviderErr
     non_empty(out)
 }
 
+/// Splits `name:payload` / `name.:payload` (batch lines come with or without the trailing
+/// dot). The part before the first `:` is a name only if its last label starts with a
+/// letter: addresses never do (an IPv6 payload's first group is hex digits, and the dual
+/// form's IPv4 part ends in a digit), while every top-level domain does.
+fn name_prefix(line: &str) -> Option<(&str, &str)> {
+    let (name, payload) = line.split_once(':')?;
+    let bare = name.strip_suffix('.').unwrap_or(name);
+    let last = bare.rsplit('.').next()?;
+    let starts_with_letter = last.chars().next().is_some_and(|c| c.is_ascii_alphabetic());
+    let name_chars = bare
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_'));
+    let hex_group =
+        !bare.contains('.') && bare.len() <= 4 && bare.chars().all(|c| c.is_ascii_hexdigit());
+    (starts_with_letter && name_chars && !hex_group).then_some((name, payload))
+}
+
 fn parse_line(hosts: &[&str], line: &str) -> Result<HostAnswer, ProviderError> {
     // `|client-ip` is informational only.
     let line = line.split_once('|').map_or(line, |(payload, _)| payload);
-    let (host, payload) = match line.split_once(".:") {
+    let (host, payload) = match name_prefix(line) {
         Some((name, payload)) => {
             check_host(hosts, name)?;
             (name, payload)

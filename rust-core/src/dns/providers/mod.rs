@@ -12,14 +12,17 @@
 //!
 //! A TTL of 0 means "the provider stated none"; the cache clamps it to `min_ttl_s`.
 //!
-//! The RFC 8484 wire parser (`doh_wire`, hickory-proto) is behind the `doh-wire` cargo
-//! feature (enabled by `cli`) because of its binary size; without it `doh-wire` answers
-//! are [`ProviderError::Unsupported`].
+//! The RFC 8484 wire parser (`doh_wire`, simple-dns) is behind the `doh-wire` cargo
+//! feature, which is on by default (a size lever: without it `doh-wire` answers are
+//! [`ProviderError::Unsupported`] and such providers are dropped from the config).
+//!
+//! Authenticated providers ([`auth`]) decrypt their answer before the format parser sees it.
 //!
 //! Errors never carry the payload: [`ProviderError`]'s `Display` names the problem only,
 //! so it is safe to log.
 
 pub mod aliyun;
+pub mod auth;
 mod chain;
 pub mod dnspod;
 pub mod doh_json;
@@ -109,6 +112,14 @@ pub enum ProviderError {
     NoAddresses,
     /// The format is not compiled in (`doh-wire` without the `doh-wire` cargo feature).
     Unsupported,
+    /// An encrypted answer is not valid hex (odd length or a non-hex character).
+    BadHex(&'static str),
+    /// An encrypted answer is shorter than its IV or not a whole number of blocks.
+    Truncated,
+    /// An encrypted answer does not decrypt to valid padding (most often a wrong key).
+    BadPadding,
+    /// The configured key cannot be used (too short or too long).
+    BadKey(&'static str),
 }
 
 impl fmt::Display for ProviderError {
@@ -124,6 +135,12 @@ impl fmt::Display for ProviderError {
             ProviderError::NxDomain => f.write_str("name does not exist (NXDOMAIN)"),
             ProviderError::NoAddresses => f.write_str("answer holds no address"),
             ProviderError::Unsupported => f.write_str("format not compiled in"),
+            ProviderError::BadHex(ctx) => write!(f, "encrypted answer is not hex: {ctx}"),
+            ProviderError::Truncated => f.write_str("encrypted answer is truncated"),
+            ProviderError::BadPadding => {
+                f.write_str("encrypted answer has bad padding (wrong key?)")
+            }
+            ProviderError::BadKey(ctx) => write!(f, "unusable key: {ctx}"),
         }
     }
 }
@@ -142,6 +159,10 @@ impl ProviderError {
             ProviderError::NxDomain => "nxdomain",
             ProviderError::NoAddresses => "no_addresses",
             ProviderError::Unsupported => "unsupported",
+            ProviderError::BadHex(_) => "bad_hex",
+            ProviderError::Truncated => "truncated",
+            ProviderError::BadPadding => "bad_padding",
+            ProviderError::BadKey(_) => "bad_key",
         }
     }
 

@@ -55,6 +55,9 @@ class LineKit private constructor(
     /** The per-connection DNS door into the engine (JNI or UniFFI). */
     internal val resolver: Resolver = if (handle != null) JniResolver(handle) else UniffiResolver(native)
 
+    /** The built-in addresses [LineKitDns] falls back to when the system resolver fails too. */
+    internal val bootstrap = dev.linekit.internal.BootstrapFallback(native)
+
     /** Whether per-request calls use the JNI fast path. */
     val usesFastPath: Boolean get() = handle != null
 

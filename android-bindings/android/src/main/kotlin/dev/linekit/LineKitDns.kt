@@ -16,7 +16,9 @@ import java.net.UnknownHostException
  * yet (a refresh is then queued in the background), the record expired, or HTTPDNS is
  * bypassed on this network (VPN, strict Private DNS, proxy, not validated) — the lookup
  * goes to [delegate], the platform resolver by default (on Android pass a resolver bound
- * to the same `Network`). It never returns an empty list.
+ * to the same `Network`). When that fails too, or returns only addresses the core's
+ * address policy rejects, a host listed in `httpdns.bootstrap` gets its built-in
+ * addresses instead. It never returns an empty list.
  *
  * A client bound to one network (Android's `Network.socketFactory`) passes that network's
  * handle as [networkHandle]: its lookups read that network's own records (learned while it
@@ -43,7 +45,13 @@ class LineKitDns @JvmOverloads constructor(
     override fun lookup(hostname: String): List<InetAddress> {
         if (hostname.isBlank()) throw UnknownHostException("linekit: blank host name")
         lineKit.resolver.lookup(hostname, networkHandle)?.let { return it }
-        val answer = delegate.lookup(hostname)
+        val answer = try {
+            delegate.lookup(hostname)
+        } catch (e: UnknownHostException) {
+            lineKit.bootstrap.addresses(hostname, emptyList())?.let { return it }
+            throw e
+        }
+        lineKit.bootstrap.addresses(hostname, answer)?.let { return it }
         if (answer.isEmpty()) throw UnknownHostException("$delegate returned no addresses for $hostname")
         return answer
     }

@@ -40,6 +40,9 @@ class LineKitEventListener internal constructor(private val lineKit: LineKit? = 
     private var dnsStart = 0L
     private var dnsNanos: Long? = null
     private var connectStart = 0L
+
+    /** Start of each address's own connect (fast fallback races them on several threads). */
+    private val addressStarts = java.util.concurrent.ConcurrentHashMap<InetSocketAddress, Long>(4)
     private var connectNanos: Long? = null
     private var secureStart = 0L
     private var tlsNanos: Long? = null
@@ -61,7 +64,9 @@ class LineKitEventListener internal constructor(private val lineKit: LineKit? = 
 
     override fun connectStart(call: Call, inetSocketAddress: InetSocketAddress, proxy: Proxy) {
         // Several routes may be tried; the connect phase spans from the first start.
-        if (connectStart == 0L) connectStart = System.nanoTime()
+        val now = System.nanoTime()
+        if (connectStart == 0L) connectStart = now
+        addressStarts[inetSocketAddress] = now
     }
 
     override fun secureConnectStart(call: Call) {
@@ -75,8 +80,13 @@ class LineKitEventListener internal constructor(private val lineKit: LineKit? = 
     override fun connectEnd(call: Call, inetSocketAddress: InetSocketAddress, proxy: Proxy, protocol: Protocol?) {
         if (connectStart != 0L) connectNanos = System.nanoTime() - connectStart
         val kit = lineKit ?: return
+        val started = addressStarts.remove(inetSocketAddress)
         val (host, ip) = direct(inetSocketAddress, proxy) ?: return
-        kit.resolver.connectSucceeded(host, ip)
+        if (started == null) {
+            kit.resolver.connectSucceeded(host, ip)
+        } else {
+            kit.resolver.connectSucceeded(host, ip, (System.nanoTime() - started) / 1_000_000)
+        }
     }
 
     override fun connectFailed(
@@ -86,6 +96,7 @@ class LineKitEventListener internal constructor(private val lineKit: LineKit? = 
         protocol: Protocol?,
         ioe: IOException,
     ) {
+        addressStarts.remove(inetSocketAddress)
         val kit = lineKit ?: return
         val (host, ip) = direct(inetSocketAddress, proxy) ?: return
         val kind = connectFailureOf(call.isCanceled(), ioe) ?: return

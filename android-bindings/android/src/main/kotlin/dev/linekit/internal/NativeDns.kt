@@ -26,4 +26,8 @@ internal object NativeDns {
     /** A connect to [ip] for [host] succeeded. */
     @JvmStatic
     external fun connectSucceeded(handle: Long, host: String, ip: ByteArray)
+
+    /** A connect to [ip] for [host] succeeded in [connectMs] ms (feeds the address ranking). */
+    @JvmStatic
+    external fun connectSucceededMs(handle: Long, host: String, ip: ByteArray, connectMs: Long)
 }

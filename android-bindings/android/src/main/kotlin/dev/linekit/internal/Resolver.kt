@@ -42,6 +42,9 @@ internal interface Resolver {
 
     /** A connect to [ip] for [host] succeeded. */
     fun connectSucceeded(host: String, ip: InetAddress)
+
+    /** A connect to [ip] for [host] succeeded in [connectMs] ms: also ranks the address. */
+    fun connectSucceeded(host: String, ip: InetAddress, connectMs: Long)
 }
 
 /** The `network` of [Resolver.lookup] that means "the default network". */
@@ -59,6 +62,10 @@ internal class JniResolver(private val handle: NativeHandle) : Resolver {
 
     override fun connectSucceeded(host: String, ip: InetAddress) {
         handle.use { NativeDns.connectSucceeded(it, host, ip.address) }
+    }
+
+    override fun connectSucceeded(host: String, ip: InetAddress, connectMs: Long) {
+        handle.use { NativeDns.connectSucceededMs(it, host, ip.address, connectMs) }
     }
 
     companion object {
@@ -92,6 +99,10 @@ internal class UniffiResolver(private val native: NativeLineKit) : Resolver {
 
     override fun connectSucceeded(host: String, ip: InetAddress) {
         closedAsNull { native.connectSucceeded(host, ip.address) }
+    }
+
+    override fun connectSucceeded(host: String, ip: InetAddress, connectMs: Long) {
+        closedAsNull { native.connectSucceededMs(host, ip.address, connectMs.coerceAtLeast(0).toULong()) }
     }
 
     private inline fun <R> closedAsNull(block: () -> R): R? = try {

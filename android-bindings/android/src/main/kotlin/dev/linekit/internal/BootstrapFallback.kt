@@ -1,0 +1,26 @@
+package dev.linekit.internal
+
+import dev.linekit.ffi.LineKitException
+import dev.linekit.ffi.NativeLineKit
+import java.net.InetAddress
+
+/**
+ * The config's built-in addresses (`httpdns.bootstrap`), the last resort of
+ * [dev.linekit.LineKitDns]. The core decides whether they apply: only for a listed host,
+ * and only when the system resolver failed or returned nothing the address policy accepts.
+ * A closed engine offers nothing.
+ */
+internal class BootstrapFallback(private val native: NativeLineKit) {
+    /** The built-in addresses for [host] after the system answered [system] (empty = it failed), or null. */
+    fun addresses(host: String, system: List<InetAddress>): List<InetAddress>? {
+        val listed = try {
+            native.bootstrapFallback(host, system.map { it.address })
+        } catch (_: LineKitException.Closed) {
+            return null
+        } catch (_: IllegalStateException) {
+            // The generated object was already destroyed.
+            return null
+        }
+        return listed.ifEmpty { null }?.map { InetAddress.getByAddress(host, it) }
+    }
+}

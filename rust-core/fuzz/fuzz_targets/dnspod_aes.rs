@@ -1,0 +1,9 @@
+//! Fuzzes the decrypting `dnspod-aes` answer path (hex, decryption, padding, then the
+//! DNSPod parser and the cache insert).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    linekit_core_fuzz::encrypted(true, data);
+});

@@ -1,0 +1,123 @@
+//! Semantic rules of the HTTPDNS production fields: provider `auth`, `serve_stale` and
+//! `bootstrap`. Messages name the problem only; they never echo a key, secret or token.
+
+use super::model::{HttpDnsConfig, ProviderConfig};
+use super::provider_auth::{ProviderAuth, MAX_SIGN_VALIDITY_S};
+use super::rules::{is_valid_host, is_valid_host_pattern, Findings};
+use crate::dns::providers::auth::{AES_KEY_LEN, DES_KEY_LEN};
+use std::net::IpAddr;
+
+/// Most addresses listed for one bootstrap host.
+pub const MAX_BOOTSTRAP_ADDRS: usize = 16;
+
+/// Longest accepted `serve_stale.max_stale_s` (a day).
+pub const MAX_STALE_S: u64 = 86_400;
+
+/// Whether `p` encrypts the queried name and its answer (so plain HTTP is acceptable).
+pub(crate) fn encrypts_payload(p: &ProviderConfig) -> bool {
+    matches!(
+        p.auth,
+        Some(ProviderAuth::DnspodDes { .. } | ProviderAuth::DnspodAes { .. })
+    )
+}
+
+/// Rules of `httpdns.providers[i].auth` (`path` is the provider's path).
+pub(crate) fn provider_auth(p: &ProviderConfig, path: &str, f: &mut Findings) {
+    let Some(auth) = &p.auth else {
+        return;
+    };
+    let at = |field: &str| format!("{path}.auth.{field}");
+    if !auth.formats().contains(&p.format.as_str()) && !f.covered(&format!("{path}.format")) {
+        f.rule(
+            &at("kind"),
+            format!(
+                "{} applies to format {} only",
+                auth.kind(),
+                auth.formats().join(" or ")
+            ),
+        );
+    }
+    match auth {
+        ProviderAuth::AliyunSign { secret, validity_s } => {
+            if secret.is_empty() {
+                f.rule(&at("secret"), "must not be empty");
+            }
+            if !(1..=MAX_SIGN_VALIDITY_S).contains(validity_s) {
+                f.rule(
+                    &at("validity_s"),
+                    format!("must be in 1..={MAX_SIGN_VALIDITY_S}"),
+                );
+            }
+        }
+        ProviderAuth::DnspodDes { id, key } => {
+            id_rule(id, &at("id"), f);
+            if key.expose().len() < DES_KEY_LEN {
+                f.rule(&at("key"), "a DES key has at least 8 bytes");
+            }
+        }
+        ProviderAuth::DnspodAes { id, key } => {
+            id_rule(id, &at("id"), f);
+            if key.is_empty() || key.expose().len() > AES_KEY_LEN {
+                f.rule(&at("key"), "an AES key has 1 to 16 bytes");
+            }
+        }
+        ProviderAuth::DnspodHttps { token } => {
+            if token.is_empty() {
+                f.rule(&at("token"), "must not be empty");
+            }
+            if !p
+                .url
+                .get(..8)
+                .is_some_and(|s| s.eq_ignore_ascii_case("https://"))
+            {
+                f.rule(&format!("{path}.url"), "dnspod-https needs an https:// URL");
+            }
+        }
+    }
+}
+
+fn id_rule(id: &str, path: &str, f: &mut Findings) {
+    if id.is_empty() {
+        f.rule(path, "must not be empty");
+    }
+}
+
+/// Rules of `httpdns.serve_stale` and `httpdns.bootstrap`.
+pub(crate) fn serve_stale_and_bootstrap(h: &HttpDnsConfig, f: &mut Findings) {
+    if let Some(stale) = &h.serve_stale {
+        for (i, host) in stale.hosts.iter().enumerate() {
+            if !is_valid_host_pattern(host) {
+                f.rule(
+                    &format!("httpdns.serve_stale.hosts[{i}]"),
+                    "not a valid host name or *.suffix pattern",
+                );
+            }
+        }
+        if !(1..=MAX_STALE_S).contains(&stale.max_stale_s) {
+            f.rule(
+                "httpdns.serve_stale.max_stale_s",
+                format!("must be in 1..={MAX_STALE_S}"),
+            );
+        }
+    }
+    for (host, addrs) in &h.bootstrap {
+        let path = format!("httpdns.bootstrap[{}]", quoted(host));
+        if host.starts_with('*') || !is_valid_host(host) {
+            f.rule(&path, "not a valid host name");
+        }
+        if addrs.is_empty() || addrs.len() > MAX_BOOTSTRAP_ADDRS {
+            f.rule(&path, format!("list 1 to {MAX_BOOTSTRAP_ADDRS} addresses"));
+        }
+        for (i, a) in addrs.iter().enumerate() {
+            if a.trim().parse::<IpAddr>().is_err() {
+                f.rule(&format!("{path}[{i}]"), "not an IP address");
+            }
+        }
+    }
+}
+
+/// A host name as a path step: JSON-quoted and truncated.
+fn quoted(host: &str) -> String {
+    let short: String = host.chars().take(64).collect();
+    serde_json::Value::String(short).to_string()
+}
