@@ -56,6 +56,7 @@ use requests::InFlight;
 
 mod persist;
 pub use persist::FLUSH_DELAY_MS;
+mod trace_order;
 
 /// The outcome of one attempt, reported after it finished.
 #[derive(Debug, Clone, Copy)]
@@ -152,6 +153,11 @@ struct Inner {
     open: RwLock<bool>,
     /// The state file, when a storage directory is set.
     persist: Option<persist::Persistence>,
+    /// Record every window (ignore `trace.sample_rate`).
+    trace_all: bool,
+    /// Stamps events with their position and keeps `at_ms` non-decreasing in the order
+    /// the sink receives them.
+    trace_order: Mutex<trace_order::TraceOrder>,
 }
 
 /// The engine. Cheap to share behind an `Arc`; all methods take `&self`.
@@ -178,6 +184,7 @@ struct Parts {
     storage_dir: Option<PathBuf>,
     transport: Option<Arc<dyn Transport>>,
     mode: RuntimeMode,
+    trace_all: bool,
 }
 
 impl LineKit {
@@ -200,6 +207,7 @@ impl LineKit {
             storage_dir: None,
             transport: None,
             mode: RuntimeMode::Manual,
+            trace_all: false,
         })
     }
 
@@ -239,8 +247,11 @@ impl LineKit {
                 next_request_id: AtomicU64::new(1),
                 open: RwLock::new(true),
                 persist: p.storage_dir.as_deref().map(persist::Persistence::new),
+                trace_all: p.trace_all,
+                trace_order: Mutex::new(trace_order::TraceOrder::new(p.seed)),
             }),
         };
+        kit.inner.emit_start(now);
         kit.inner.schedule_load();
         if kit.inner.transport.is_some() {
             let biz: Vec<Arc<str>> = kit
@@ -262,7 +273,7 @@ impl LineKit {
     }
 
     fn make_state(config: Arc<Config>, seed: u64, previous: Option<&Topology>) -> Result<State> {
-        let sampler = Sampler::new(config.trace.sample_rate);
+        let sampler = Sampler::new(config.trace.sample_rate, seed, config.trace.window_ms);
         Ok(State {
             topology: Topology::new(config, seed, previous)?,
             sampler,
@@ -304,7 +315,7 @@ impl LineKit {
             state
                 .topology
                 .route(req, now, inner.manual_downgrade.load(Ordering::Relaxed));
-        if state.sampler.sample() {
+        if inner.sampled(&state, now) {
             inner.emit(&route_event(req, &decision, now, self.downgrade()));
         }
         decision
@@ -360,7 +371,7 @@ impl LineKit {
         let Some(pool) = biz.pool(report.protocol) else {
             return;
         };
-        let (line_id, faults) = {
+        let (line_id, faults, breaker_change) = {
             let mut pool = pool.lock();
             let index = match (report.line, report.host) {
                 (Some(id), _) => pool.index_of(id),
@@ -368,9 +379,11 @@ impl LineKit {
                 (None, None) => None,
             };
             let Some(index) = index else { return };
+            let before = pool.lines()[index].breaker.state(now);
             pool.record(now, index, report.outcome, report.status, report.cost_ms);
             let line = &pool.lines()[index];
-            (line.id.clone(), line.consecutive_faults)
+            let change = trace_order::breaker_change(before, &line.breaker, now);
+            (line.id.clone(), line.consecutive_faults, change)
         };
         if !report.outcome.is_ignored() {
             inner.mark_dirty();
@@ -391,8 +404,11 @@ impl LineKit {
                 inner.trigger(&biz.name, trigger);
             }
         }
-        if state.sampler.sample() {
+        if inner.sampled(&state, now) {
             inner.emit(&report_event(report, &biz.name, &line_id, now));
+            if let Some(change) = breaker_change {
+                inner.emit(&change.event(&biz.name, report.protocol, &line_id, now));
+            }
         }
     }
 
@@ -441,6 +457,7 @@ impl LineKit {
     /// (validated, no VPN, proxy or strict Private DNS) gets the pre-resolve list.
     pub fn on_network_changed(&self, network: NetworkState) {
         let inner = &self.inner;
+        inner.emit_network(&network);
         let (became_validated, httpdns_usable) = {
             let mut monitor = inner.network.lock();
             let before = monitor.state().clone();
@@ -562,6 +579,7 @@ impl LineKit {
             let event = TraceEvent {
                 kind: Some(TraceKind::Config),
                 at_ms: inner.clock.now_ms(),
+                config_version: Some(update.version),
                 detail: Some(match &update.error {
                     None => format!("applied version {}", update.version),
                     Some(e) => format!("rejected: {e}"),
@@ -576,6 +594,7 @@ impl LineKit {
     /// Turns the runtime kill switch on or off (the config's `downgrade` flag still applies).
     pub fn set_downgrade(&self, on: bool) {
         self.inner.manual_downgrade.store(on, Ordering::Relaxed);
+        self.inner.emit_downgrade(on);
     }
 
     /// Every pool's ranked lines, keyed `"biz/protocol"`.
@@ -661,8 +680,20 @@ impl Inner {
     fn emit(&self, event: &TraceEvent) {
         let open = self.open.read();
         if *open {
-            self.sink.emit(event);
+            self.emit_while_open(event);
         }
+    }
+
+    /// Stamps and delivers an event; the caller holds the read side of `open`.
+    fn emit_while_open(&self, event: &TraceEvent) {
+        let mut order = self.trace_order.lock();
+        let stamped = order.stamp(event);
+        self.sink.emit(&stamped);
+    }
+
+    /// Whether events at `now` are recorded (this install's window is sampled).
+    fn sampled(&self, state: &State, now: u64) -> bool {
+        self.trace_all || state.sampler.sample(now)
     }
 
     fn close(&self) {
@@ -724,6 +755,8 @@ fn route_event(req: &RouteRequest<'_>, d: &RouteDecision, now: u64, downgrade: b
         from_cache: d.reason == Reason::Sticky,
         downgrade,
         fixed_host: d.reason == Reason::FixedHost,
+        method: Some(req.method.to_string()),
+        attempt: Some(req.exclude.len() as u32),
         ..TraceEvent::default()
     }
 }

@@ -27,6 +27,7 @@ pub struct LineKitBuilder {
     seed: Option<u64>,
     transport: Option<Arc<dyn Transport>>,
     mode: RuntimeMode,
+    trace_all: bool,
 }
 
 impl LineKitBuilder {
@@ -82,6 +83,13 @@ impl LineKitBuilder {
         self
     }
 
+    /// Records every window, whatever `trace.sample_rate` says (`linekit replay
+    /// --trace-out`, what-if replays).
+    pub fn trace_all(mut self, on: bool) -> Self {
+        self.trace_all = on;
+        self
+    }
+
     /// Builds the engine. It never fails for a bad config source: each bad level is
     /// logged and skipped, down to the hard-coded config.
     pub fn build(self) -> Result<LineKit> {
@@ -123,6 +131,7 @@ impl LineKitBuilder {
             storage_dir,
             transport: self.transport,
             mode: self.mode,
+            trace_all: self.trace_all,
         })
     }
 }

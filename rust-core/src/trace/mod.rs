@@ -7,6 +7,6 @@ pub mod reason;
 pub mod redact;
 pub mod sampler;
 
-pub use event::{TraceEvent, TraceKind, TraceSink};
+pub use event::{TraceEvent, TraceKind, TraceNetwork, TraceSink};
 pub use reason::Reason;
 pub use sampler::Sampler;
