@@ -8,6 +8,7 @@ use std::io::{Read, Write};
 
 mod config_cmd;
 mod replay_cmd;
+mod whatif_cmd;
 
 mod dns_cmd;
 
@@ -31,7 +32,11 @@ pub fn run(
             );
             0
         }
+        ["replay", rest @ ..] if rest.iter().any(|a| a.starts_with("--")) => {
+            whatif_cmd::replay(rest, input, out, err)
+        }
         ["replay", file] => replay_cmd::run(file, input, out, err),
+        ["trace", "schema"] => whatif_cmd::schema(out),
         ["config", rest @ ..] => config_cmd::run(rest, input, out, err),
         _ => usage(err),
     }
@@ -74,7 +79,7 @@ fn usage(err: &mut dyn Write) -> i32 {
     let _ = writeln!(
         err,
         "{}",
-        serde_json::json!({"error": "usage: linekit config check|seal|open … | httpdns parse … | ip classify|order … | replay SCENARIO.json"})
+        serde_json::json!({"error": "usage: linekit config check|seal|open … | httpdns parse … | ip classify|order … | replay SCENARIO.json [--trace-out TRACE.jsonl] | replay --from-trace TRACE.jsonl --config POLICY.json [--compare] [--html OUT.html] | trace schema"})
     );
     2
 }

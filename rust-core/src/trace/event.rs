@@ -1,9 +1,10 @@
 //! Structured trace events and the sink they go to.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What a trace event describes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TraceKind {
     /// A routing decision.

@@ -1,0 +1,1 @@
+//! Time-bucketed aggregation of a run for the HTML report.
