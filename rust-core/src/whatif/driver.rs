@@ -262,10 +262,12 @@ fn is_timeout(o: &Observed) -> bool {
 impl Driver<'_> {
     fn run(&mut self, clock: &ManualClock, out: &mut dyn Write) -> Result<()> {
         while let Some(at) = self.queue.peek_at() {
-            while let Some(deadline) = self.engine.next_deadline().filter(|d| *d <= at) {
+            // Timers first, one at a time: a probe they start may be answered before `at`.
+            if let Some(deadline) = self.engine.next_deadline().filter(|d| *d <= at) {
                 clock.set_now(deadline);
                 self.engine.run_due();
                 self.started(deadline, out)?;
+                continue;
             }
             clock.set_now(at);
             self.engine.run_due();

@@ -8,7 +8,8 @@
 //! higher attempt is a retry of the latest call of the same business line and pool that
 //! has made that many attempts. A report belongs to the earliest attempt on its line
 //! (business line, pool, line id) that has no report yet. Routes that put no request on a
-//! line (unmanaged, keep-original, fixed host) are not calls: no policy changes them.
+//! line (unmanaged, keep-original, fixed host) are not calls: no policy changes them; nor
+//! is a retry routed back onto a line its call already tried (it is not sent).
 
 use crate::line::{Outcome, Protocol};
 use crate::trace::format::{RecordNetwork, Trace, TraceRecord};
@@ -193,6 +194,9 @@ pub fn rebuild(trace: &Trace) -> Rebuilt {
                         .rev()
                         .find(|&&c| calls[c].attempts.len() == attempt)
                     {
+                        // A retry routed back onto a line the call already tried
+                        // (nothing else left) is not sent.
+                        Some(&c) if calls[c].attempts.iter().any(|a| a.line == *line) => continue,
                         Some(&c) => c,
                         None => continue,
                     }

@@ -7,6 +7,8 @@
 //! - `retries`: attempts after the first, within calls.
 //! - `switches`: consecutive calls of one pool on different lines.
 //! - `probes`: finished probes.
+//! - `breaker_opens`: breakers that opened (any line).
+//! - `time_to_open_ms`: from the outage's first fault to its line's breaker opening.
 //! - `time_to_move_away_ms` / `time_to_move_back_ms`: in the busiest pool, from the first
 //!   line fault seen on its preferred line (the first call's line) to the first call on
 //!   another line; and from the first success on the preferred line after its last fault
@@ -49,6 +51,10 @@ pub struct RunSummary {
     pub switches: usize,
     /// Finished probes.
     pub probes: usize,
+    /// Breakers that opened.
+    pub breaker_opens: usize,
+    /// From the outage's first fault to the preferred line's breaker opening.
+    pub time_to_open_ms: Option<u64>,
     /// From the outage's first fault to the first call elsewhere.
     pub time_to_move_away_ms: Option<u64>,
     /// From the preferred line's recovery to the first call back on it.
@@ -119,6 +125,7 @@ pub fn summarize(records: &[TraceRecord], outage: Option<&Outage>) -> RunSummary
             .iter()
             .filter(|r| r.kind == TraceKind::Probe)
             .count(),
+        breaker_opens: records.iter().filter(|r| is_open(r)).count(),
         ..RunSummary::default()
     };
     let mut last_line: HashMap<(String, Protocol), String> = HashMap::new();
@@ -145,6 +152,19 @@ pub fn summarize(records: &[TraceRecord], outage: Option<&Outage>) -> RunSummary
         }
     }
     if let Some(o) = outage {
+        s.time_to_open_ms = records
+            .iter()
+            .find(|r| {
+                is_open(r)
+                    && r.at_ms >= o.from_ms
+                    && r.line.as_deref() == Some(&o.line)
+                    && format!(
+                        "{}/{}",
+                        r.biz.as_deref().unwrap_or(""),
+                        r.protocol.as_deref().unwrap_or("http")
+                    ) == o.pool
+            })
+            .map(|r| r.at_ms - o.from_ms);
         let in_pool = |c: &&Call| format!("{}/{}", c.biz, c.protocol) == o.pool;
         let away = run
             .calls
@@ -163,4 +183,8 @@ pub fn summarize(records: &[TraceRecord], outage: Option<&Outage>) -> RunSummary
         }
     }
     s
+}
+
+fn is_open(r: &TraceRecord) -> bool {
+    r.kind == TraceKind::Breaker && r.breaker.as_deref() == Some("open")
 }
