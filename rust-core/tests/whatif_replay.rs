@@ -6,10 +6,12 @@
 //! simulated world that behaves like the demo: three lines, clients calling every 50 ms
 //! through an interceptor that retries line faults on the next line, the primary refusing
 //! connections from 6 s to 18 s, the second line answering 503 from 12 s to 15 s, probes
-//! answered by the same world. `LINEKIT_BLESS=1` rewrites the committed file.
+//! answered by the same world, and a move from Wi-Fi to cellular at 21 s.
+//! `LINEKIT_BLESS=1` rewrites the committed file.
 
 use linekit_core::engine::{LineKit, Report, RuntimeMode};
 use linekit_core::line::{Outcome, Protocol};
+use linekit_core::net::{NetworkState, PrivateDnsMode};
 use linekit_core::transport::{
     Completion, Transport, TransportError, TransportRequest, TransportResult,
 };
@@ -192,6 +194,22 @@ fn simulate() -> Value {
     let end = 30_000;
     sim.advance(0);
     for t in (0..end).step_by(50) {
+        if t == 21_000 {
+            // The device moves from Wi-Fi to cellular.
+            sim.kit.on_network_changed(NetworkState {
+                handle: 102,
+                validated: true,
+                vpn: false,
+                private_dns: PrivateDnsMode::Off,
+                proxy: false,
+                transport: Some("cellular".to_string()),
+            });
+            sim.steps
+                .push(json!({"at": t, "op": "network", "handle": 102,
+                "validated": true, "transport": "cellular"}));
+            sim.kit.run_due();
+            sim.take_started(t);
+        }
         sim.call(t);
     }
     sim.advance(end);
@@ -293,6 +311,7 @@ fn a_trace_replayed_under_its_own_config_takes_the_same_decisions() {
     });
     assert_eq!(compare["replayed"]["inferred_attempts"], 0);
     assert_eq!(compare["outage"]["line"], "primary");
+    assert!(trace.contains(r#""kind":"network""#));
     assert!(
         compare["recorded"]["requests_on_failing_lines"]
             .as_u64()
@@ -397,4 +416,32 @@ fn bad_traces_are_refused_with_their_line_number() {
     assert!(e.contains("one install"), "{e}");
     assert!(run(String::new()).contains("no events"));
     assert!(run("[1,2]".to_string()).contains("line 1: not a JSON object"));
+}
+
+#[test]
+fn the_html_report_is_self_contained_with_one_lane_per_line() {
+    let (_, trace) = record(&scenario());
+    let mut out = Vec::new();
+    let policy = with_thresholds(json!({"failure_threshold": 1})).to_string();
+    let w = whatif::run(&trace, &policy, 30_000, &mut out).unwrap();
+    let html = whatif::html::render(&w, true);
+    for banned in ["<script", "<link", "<img", "@import", "url(", "src="] {
+        assert!(!html.contains(banned), "{banned} in the report");
+    }
+    let links = html.matches("://").count();
+    let svg_ns = html.matches("\"http://www.w3.org/2000/svg\"").count();
+    assert_eq!(links, svg_ns, "the only URL is the SVG namespace");
+    assert_eq!(html.matches("<svg class=\"run\"").count(), 2);
+    assert_eq!(
+        html.matches("<g class=\"lane\"").count(),
+        6,
+        "3 lines, 2 runs"
+    );
+    assert!(html.contains("class=\"band band-open\""));
+    assert!(html.contains("class=\"band band-half_open\""));
+    assert!(html.contains("class=\"net\""));
+    assert!(html.contains("class=\"fail fail-connect_refused\""));
+    assert!(html.contains(">half_open_trial</text>") || html.contains(">ranked</text>"));
+    let single = whatif::html::render(&w, false);
+    assert_eq!(single.matches("<svg class=\"run\"").count(), 1);
 }
