@@ -22,6 +22,11 @@ rust_tests() {
   cargo test --workspace --all-features
 }
 
+# The what-if HTML report rendered by headless Chromium (installed when missing).
+html_report_test() {
+  scripts/html-report-test.sh
+}
+
 # Host build of liblinekit.so (debug: unstripped, so it carries the UniFFI metadata) and
 # generation of the Kotlin bindings in library mode. Generated code is never committed.
 bindings() {
@@ -124,6 +129,7 @@ cmd=${1:-}
 case "$cmd" in
   test)
     rust_tests
+    html_report_test
     bindings
     jvm_tests
     ;;
