@@ -243,21 +243,7 @@ pub fn read_trace(text: &str) -> Result<Trace, TraceError> {
         if raw.is_empty() {
             continue;
         }
-        let value: serde_json::Value = serde_json::from_str(raw).map_err(|e| {
-            at_line(
-                n,
-                if e.is_eof() {
-                    format!("truncated JSON ({e})")
-                } else {
-                    format!("not JSON ({e})")
-                },
-            )
-        })?;
-        if !value.is_object() {
-            return Err(at_line(n, "not a JSON object: not a Linekit trace event"));
-        }
-        let record: TraceRecord = serde_json::from_value(value)
-            .map_err(|e| at_line(n, format!("not a Linekit trace event ({e})")))?;
+        let record: TraceRecord = serde_json::from_str(raw).map_err(|e| at_line(n, why(raw, e)))?;
         check_fields(&record).map_err(|e| at_line(n, e))?;
         match &install {
             None => install = Some((record.install.clone(), n)),
@@ -312,6 +298,16 @@ pub fn read_trace(text: &str) -> Result<Trace, TraceError> {
         return Err(at_line(0, "no events"));
     };
     Ok(Trace { install, records })
+}
+
+/// Why a line did not parse: broken JSON, or JSON that is not a trace event.
+fn why(raw: &str, e: serde_json::Error) -> String {
+    match serde_json::from_str::<serde_json::Value>(raw) {
+        Err(j) if j.is_eof() => format!("truncated JSON ({j})"),
+        Err(j) => format!("not JSON ({j})"),
+        Ok(v) if !v.is_object() => "not a JSON object: not a Linekit trace event".to_string(),
+        Ok(_) => format!("not a Linekit trace event ({e})"),
+    }
 }
 
 /// The fields each kind needs, with known values.

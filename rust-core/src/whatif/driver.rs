@@ -82,6 +82,7 @@ struct CallState {
     planned: Option<Planned>,
 }
 
+/// Actions by time, then trace order, then insertion.
 struct Queue {
     heap: BinaryHeap<Reverse<(u64, u64, u64)>>,
     actions: HashMap<u64, Action>,

@@ -12,7 +12,7 @@
 //! Every shape has a tooltip (`<title>`) with the exact numbers. Names from the trace are
 //! escaped.
 
-use super::summary::{summarize, RunSummary};
+use super::summary::RunSummary;
 use super::timeline::{build, lane_order, Lane, Timeline, BUCKETS};
 use super::WhatIf;
 use crate::trace::format::TraceRecord;
@@ -101,12 +101,9 @@ pub fn render(w: &WhatIf, compare: bool) -> String {
         super::timeline::bucket_ms(end)
     );
     html.push_str(&legend());
-    let recorded_summary = summarize(recorded, w.outage.as_ref());
-    let mut replayed_summary = summarize(replayed, w.outage.as_ref());
-    replayed_summary.inferred_attempts = Some(w.replayed.inferred_attempts);
-    replayed_summary.inferred_probes = Some(w.replayed.inferred_probes);
     if compare {
-        html.push_str(&summary_table(&recorded_summary, &replayed_summary));
+        let (recorded_summary, replayed_summary) = w.summaries();
+        html.push_str(&summary_table(recorded_summary, replayed_summary));
         html.push_str(&panel(
             "recorded",
             "Recorded",

@@ -17,6 +17,7 @@ pub mod timeline;
 use crate::trace::format::{read_trace, TraceRecord};
 use crate::{Error, Result};
 use std::io::Write;
+use std::sync::OnceLock;
 
 /// What a what-if replay produced besides its JSON Lines.
 #[derive(Debug)]
@@ -27,15 +28,24 @@ pub struct WhatIf {
     pub replayed: driver::Replayed,
     /// The outage both runs are timed against.
     pub outage: Option<summary::Outage>,
+    summaries: OnceLock<(summary::RunSummary, summary::RunSummary)>,
 }
 
 impl WhatIf {
+    /// The measures of the recorded and the replayed run (computed once).
+    pub fn summaries(&self) -> &(summary::RunSummary, summary::RunSummary) {
+        self.summaries.get_or_init(|| {
+            let recorded = summary::summarize(&self.recorded, self.outage.as_ref());
+            let mut replayed = summary::summarize(&self.replayed.records, self.outage.as_ref());
+            replayed.inferred_attempts = Some(self.replayed.inferred_attempts);
+            replayed.inferred_probes = Some(self.replayed.inferred_probes);
+            (recorded, replayed)
+        })
+    }
+
     /// The `{"op":"compare",..}` line.
     pub fn compare_line(&self) -> serde_json::Value {
-        let recorded = summary::summarize(&self.recorded, self.outage.as_ref());
-        let mut replayed = summary::summarize(&self.replayed.records, self.outage.as_ref());
-        replayed.inferred_attempts = Some(self.replayed.inferred_attempts);
-        replayed.inferred_probes = Some(self.replayed.inferred_probes);
+        let (recorded, replayed) = self.summaries();
         serde_json::json!({
             "at": self.replayed.end_ms,
             "op": "compare",
@@ -55,12 +65,13 @@ pub fn run(
     out: &mut dyn Write,
 ) -> Result<WhatIf> {
     let trace = read_trace(trace_text).map_err(|e| Error::InvalidArgument(e.to_string()))?;
-    let rebuilt = rebuild::rebuild(&trace);
+    let rebuilt = rebuild::rebuild(trace);
     let outage = summary::outage(&rebuilt);
     let replayed = driver::drive(&rebuilt, policy_json, evidence_window_ms, out)?;
     Ok(WhatIf {
         recorded: rebuilt.records,
         replayed,
         outage,
+        summaries: OnceLock::new(),
     })
 }

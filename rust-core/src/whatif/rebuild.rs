@@ -144,17 +144,42 @@ fn result_of(r: &TraceRecord) -> Observed {
     }
 }
 
-/// Rebuilds calls, probes and world steps from a checked trace.
-pub fn rebuild(trace: &Trace) -> Rebuilt {
-    let origin_ms = trace.records.first().map_or(0, |r| r.at_ms);
-    let records: Vec<TraceRecord> = trace
-        .records
-        .iter()
-        .map(|r| TraceRecord {
-            at_ms: r.at_ms - origin_ms,
-            ..r.clone()
-        })
-        .collect();
+/// Rebuilds calls, probes and world steps from a checked trace, making its times
+/// relative to its first event.
+pub fn rebuild(trace: Trace) -> Rebuilt {
+    let seed = trace.seed();
+    let mut records = trace.records;
+    let origin_ms = records.first().map_or(0, |r| r.at_ms);
+    for r in &mut records {
+        r.at_ms -= origin_ms;
+    }
+    let parts = index(&records);
+    Rebuilt {
+        seed,
+        origin_ms,
+        calls: parts.calls,
+        probes: parts.probes,
+        orphan_reports: parts.orphan_reports,
+        world: parts.world,
+        records,
+    }
+}
+
+/// What [`index`] finds in a run's records.
+#[derive(Debug, Default)]
+pub struct Parts {
+    /// Calls in arrival order.
+    pub calls: Vec<Call>,
+    /// Probes in finish order.
+    pub probes: Vec<Probe>,
+    /// Reports that matched no attempt.
+    pub orphan_reports: Vec<(LineKey, Observed)>,
+    /// Network and kill-switch steps.
+    pub world: Vec<(u64, u64, WorldStep)>,
+}
+
+/// Groups a run's records (in trace order) into calls, probes and world steps.
+pub fn index(records: &[TraceRecord]) -> Parts {
     let mut calls: Vec<Call> = Vec::new();
     // Per (biz, pool): indexes of calls still open to retries, newest last.
     let mut open_calls: HashMap<(String, Protocol), Vec<usize>> = HashMap::new();
@@ -163,7 +188,7 @@ pub fn rebuild(trace: &Trace) -> Rebuilt {
     let mut probes = Vec::new();
     let mut orphan_reports = Vec::new();
     let mut world = Vec::new();
-    for r in &records {
+    for r in records {
         match r.kind {
             TraceKind::Route => {
                 let (Some(biz), Some(line)) = (&r.biz, &r.line) else {
@@ -246,13 +271,10 @@ pub fn rebuild(trace: &Trace) -> Rebuilt {
             TraceKind::Breaker | TraceKind::Config | TraceKind::Start => {}
         }
     }
-    Rebuilt {
-        seed: trace.seed(),
-        origin_ms,
+    Parts {
         calls,
         probes,
         orphan_reports,
         world,
-        records,
     }
 }

@@ -16,9 +16,9 @@
 //!   are timed against the same outage; `null` when the run never moved (or never came
 //!   back).
 
-use super::rebuild::{rebuild, Call, LineKey, Rebuilt};
+use super::rebuild::{index, Call, LineKey, Rebuilt};
 use crate::line::Protocol;
-use crate::trace::format::{Trace, TraceRecord};
+use crate::trace::format::TraceRecord;
 use crate::trace::TraceKind;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -114,11 +114,7 @@ pub fn outage(recorded: &Rebuilt) -> Option<Outage> {
 
 /// The measures of a run given by its (relative-time) records.
 pub fn summarize(records: &[TraceRecord], outage: Option<&Outage>) -> RunSummary {
-    let trace = Trace {
-        install: String::new(),
-        records: records.to_vec(),
-    };
-    let run = rebuild(&trace);
+    let run = index(records);
     let mut s = RunSummary {
         requests: run.calls.len(),
         probes: records
