@@ -757,6 +757,8 @@ fn route_event(req: &RouteRequest<'_>, d: &RouteDecision, now: u64, downgrade: b
         fixed_host: d.reason == Reason::FixedHost,
         method: Some(req.method.to_string()),
         attempt: Some(req.exclude.len() as u32),
+        exclude: (!req.exclude.is_empty())
+            .then(|| req.exclude.iter().map(|l| l.to_string()).collect()),
         ..TraceEvent::default()
     }
 }

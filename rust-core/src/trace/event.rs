@@ -111,6 +111,9 @@ pub struct TraceEvent {
     /// Attempt of a routed request within its call (0 first, then one per retry).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub attempt: Option<u32>,
+    /// Line ids a retry excluded (the lines its call already tried).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exclude: Option<Vec<String>>,
     /// New state of a breaker event: `closed`, `open` or `half_open`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub breaker: Option<&'static str>,

@@ -88,6 +88,9 @@ pub struct TraceRecord {
     /// Attempt of a routed request within its call: 0, then one more per retry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempt: Option<u32>,
+    /// Line ids a retry excluded (the lines its call already tried).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclude: Option<Vec<String>>,
     /// New breaker state of a breaker event: `closed`, `open` or `half_open`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub breaker: Option<String>,
@@ -157,6 +160,7 @@ impl TraceRecord {
             detail: e.detail.clone(),
             method: e.method.clone(),
             attempt: e.attempt,
+            exclude: e.exclude.clone(),
             breaker: s(&e.breaker),
             cooldown_ms: e.cooldown_ms,
             network: e.network.as_ref().map(|n| RecordNetwork {

@@ -6,7 +6,8 @@
 //! event when the recording began with the engine (the replay then starts its engine at
 //! time 0 like the recorded one). A call is a route event with `attempt` 0; a route with a
 //! higher attempt is a retry of the latest call of the same business line and pool that
-//! has made that many attempts. A report belongs to the earliest attempt on its line
+//! has made that many attempts — the one that tried exactly the lines the retry excluded,
+//! when the route says. A report belongs to the earliest attempt on its line
 //! (business line, pool, line id) that has no report yet. Routes that put no request on a
 //! line (unmanaged, keep-original, fixed host) are not calls: no policy changes them; nor
 //! is a retry routed back onto a line its call already tried (it is not sent).
@@ -214,11 +215,21 @@ pub fn index(records: &[TraceRecord]) -> Parts {
                     i
                 } else {
                     let open = open_calls.entry(pool).or_default();
-                    match open
-                        .iter()
-                        .rev()
-                        .find(|&&c| calls[c].attempts.len() == attempt)
-                    {
+                    // The call whose tried lines are the ones this retry excluded (several
+                    // calls of a pool may be in flight), else the latest with as many
+                    // attempts.
+                    let tried_exactly = |c: usize| {
+                        r.exclude.as_ref().is_some_and(|ex| {
+                            calls[c].attempts.len() == ex.len()
+                                && calls[c].attempts.iter().all(|a| ex.contains(&a.line))
+                        })
+                    };
+                    let found = open.iter().rev().find(|&&c| tried_exactly(c)).or_else(|| {
+                        open.iter()
+                            .rev()
+                            .find(|&&c| calls[c].attempts.len() == attempt)
+                    });
+                    match found {
                         // A retry routed back onto a line the call already tried
                         // (nothing else left) is not sent.
                         Some(&c) if calls[c].attempts.iter().any(|a| a.line == *line) => continue,
@@ -276,5 +287,49 @@ pub fn index(records: &[TraceRecord]) -> Parts {
         probes,
         orphan_reports,
         world,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::format::read_trace;
+
+    #[test]
+    fn a_retry_joins_the_call_that_tried_the_lines_it_excluded() {
+        let route = |seq: u64, line: &str, exclude: &str| {
+            let (attempt, ex) = if exclude.is_empty() {
+                (0, String::new())
+            } else {
+                (1, format!(r#","exclude":["{exclude}"]"#))
+            };
+            format!(
+                r#"{{"kind":"route","at_ms":{seq},"install":"1","seq":{seq},"biz":"spot","line":"{line}","reason":"sticky","attempt":{attempt}{ex}}}"#
+            )
+        };
+        let report = |seq: u64, line: &str, outcome: &str| {
+            format!(
+                r#"{{"kind":"report","at_ms":{seq},"install":"1","seq":{seq},"biz":"spot","line":"{line}","outcome":"{outcome}","total_ms":1}}"#
+            )
+        };
+        // Call A on x, call B on y; x fails and A retries on z while B is still open.
+        let text = [
+            route(0, "x", ""),
+            route(1, "y", ""),
+            report(2, "x", "connect_refused"),
+            route(3, "z", "x"),
+            report(4, "y", "ok"),
+            report(5, "z", "ok"),
+        ]
+        .join("\n");
+        let parts = index(&read_trace(&text).unwrap().records);
+        let lines =
+            |c: &Call| -> Vec<String> { c.attempts.iter().map(|a| a.line.clone()).collect() };
+        assert_eq!(lines(&parts.calls[0]), ["x", "z"]);
+        assert_eq!(lines(&parts.calls[1]), ["y"]);
+        assert!(parts
+            .calls
+            .iter()
+            .all(|c| c.attempts.iter().all(|a| a.result.is_some())));
     }
 }

@@ -164,11 +164,9 @@ pub fn build(records: &[TraceRecord], lanes: &[(String, String)], end_ms: u64) -
                     }
                 }
             }
-            (TraceKind::Report, Some(i)) => {
-                if r.outcome.as_deref() != Some("ok") {
-                    let kind = r.outcome.clone().unwrap_or_default();
-                    *out[i].failures[slot(r.at_ms)].entry(kind).or_default() += 1;
-                }
+            (TraceKind::Report, Some(i)) if r.outcome.as_deref() != Some("ok") => {
+                let kind = r.outcome.clone().unwrap_or_default();
+                *out[i].failures[slot(r.at_ms)].entry(kind).or_default() += 1;
             }
             (TraceKind::Probe, Some(i)) => {
                 let p = &mut out[i].probes[slot(r.at_ms)];
@@ -228,9 +226,9 @@ pub fn build(records: &[TraceRecord], lanes: &[(String, String)], end_ms: u64) -
     }
     for l in &mut out {
         let totals = &pool_totals[&l.pool];
-        for b in 0..BUCKETS {
-            if totals[b] > 0 {
-                l.share[b] = l.attempts[b] as f32 / totals[b] as f32;
+        for ((share, attempts), total) in l.share.iter_mut().zip(&l.attempts).zip(totals) {
+            if *total > 0 {
+                *share = *attempts as f32 / *total as f32;
             }
         }
     }
