@@ -381,6 +381,36 @@ fn the_kill_switch_keeps_everything_on_the_first_line() {
 }
 
 #[test]
+fn extreme_numbers_in_a_trace_never_panic() {
+    let (_, trace) = record(&scenario());
+    let policy = config().to_string();
+    for field in ["total_ms", "cooldown_ms", "status", "handle"] {
+        let max = if field == "status" {
+            "65535"
+        } else {
+            "18446744073709551615"
+        };
+        let pattern = format!("\"{field}\":");
+        let text: String = trace
+            .lines()
+            .map(|l| match l.find(&pattern) {
+                Some(i) => {
+                    let start = i + pattern.len();
+                    let end = start + l[start..].find([',', '}']).unwrap();
+                    format!("{}{max}{}\n", &l[..start], &l[end..])
+                }
+                None => format!("{l}\n"),
+            })
+            .collect();
+        let mut out = Vec::new();
+        let w = whatif::run(&text, &policy, 30_000, &mut out).unwrap();
+        let html = whatif::html::render(&w, true);
+        assert!(html.ends_with("</html>\n"), "{field}");
+        assert_eq!(w.compare_line()["op"], "compare");
+    }
+}
+
+#[test]
 fn bad_traces_are_refused_with_their_line_number() {
     let (_, trace) = record(&scenario());
     let lines: Vec<&str> = trace.lines().collect();

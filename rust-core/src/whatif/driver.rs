@@ -381,7 +381,7 @@ impl Driver<'_> {
         {
             let (report_at, report_order) = match &a.result {
                 Some(r) if i == attempt_no && a.at == at => (r.at, r.seq),
-                Some(r) => (at + r.at.saturating_sub(a.at), order),
+                Some(r) => (at.saturating_add(r.at.saturating_sub(a.at)), order),
                 None => (at, order),
             };
             let planned = Planned {
@@ -406,7 +406,7 @@ impl Driver<'_> {
                 ttfb_ms: None,
             },
         };
-        let report_at = at + result.cost_ms;
+        let report_at = at.saturating_add(result.cost_ms);
         (
             Planned {
                 line: line.to_string(),
@@ -476,7 +476,7 @@ impl Driver<'_> {
             None => {
                 self.inferred_probes += 1;
                 match self.evidence.nearest(&key, at, self.window_ms) {
-                    Some(e) => (e.clone(), at + e.cost_ms, e.seq),
+                    Some(e) => (e.clone(), at.saturating_add(e.cost_ms), e.seq),
                     None => (
                         Observed {
                             at,

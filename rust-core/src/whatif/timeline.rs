@@ -182,7 +182,7 @@ pub fn build(records: &[TraceRecord], lanes: &[(String, String)], end_ms: u64) -
                 }
                 match r.breaker.as_deref() {
                     Some("open") => {
-                        let half = r.at_ms + r.cooldown_ms.unwrap_or(0);
+                        let half = r.at_ms.saturating_add(r.cooldown_ms.unwrap_or(0));
                         open.insert(i, (r.at_ms, half));
                     }
                     Some("half_open") => {
