@@ -471,6 +471,10 @@ fn the_html_report_is_self_contained_with_one_lane_per_line() {
     assert!(html.contains("class=\"band band-half_open\""));
     assert!(html.contains("class=\"net\""));
     assert!(html.contains("class=\"fail fail-connect_refused\""));
+    assert!(
+        html.contains("<rect class=\"inferred\""),
+        "inferred outcomes are marked"
+    );
     assert!(html.contains(">half_open_trial</text>") || html.contains(">ranked</text>"));
     let single = whatif::html::render(&w, false);
     assert_eq!(single.matches("<svg class=\"run\"").count(), 1);

@@ -43,6 +43,8 @@ pub struct Replayed {
     pub records: Vec<TraceRecord>,
     /// Attempts whose outcome was inferred.
     pub inferred_attempts: usize,
+    /// Where they were: (time, `biz/protocol/line`).
+    pub inferred_at: Vec<(u64, String)>,
     /// Probes whose answer was inferred.
     pub inferred_probes: usize,
     /// Time of the last event.
@@ -122,6 +124,7 @@ struct Driver<'a> {
     /// Recorded probes by line and start time, unused ones first.
     recorded_probes: HashMap<(LineKey, u64), VecDeque<usize>>,
     inferred_attempts: usize,
+    inferred_at: Vec<(u64, String)>,
     inferred_probes: usize,
 }
 
@@ -192,6 +195,7 @@ pub fn drive(
         probe_lines,
         recorded_probes,
         inferred_attempts: 0,
+        inferred_at: Vec::new(),
         inferred_probes: 0,
     };
     d.run(&clock, out)?;
@@ -200,6 +204,7 @@ pub fn drive(
     Ok(Replayed {
         records,
         inferred_attempts: d.inferred_attempts,
+        inferred_at: std::mem::take(&mut d.inferred_at),
         inferred_probes: d.inferred_probes,
         end_ms,
     })
@@ -349,6 +354,8 @@ impl Driver<'_> {
                 if planned.inferred {
                     line["inferred"] = json!(true);
                     self.inferred_attempts += 1;
+                    self.inferred_at
+                        .push((at, format!("{}/{}/{id}", call.biz, call.protocol)));
                 }
                 self.calls[c].tried.push(id);
                 if planned.result.is_some() {

@@ -7,13 +7,14 @@
 //! lane: red and amber bands are the breaker open and half-open; blue bars are the line's
 //! share of its pool's requests in each time bucket; coloured bars on top are failed
 //! attempts by outcome (height: share of the bucket's attempts on the line); dots above
-//! are probes (green ok, red failed). Black ticks mark switches with their reason code;
+//! are probes (green ok, red failed); a dark strip along a lane's top marks buckets of the
+//! replayed run whose outcomes were inferred. Black ticks mark switches with their reason code;
 //! dashed grey lines across the panel are network changes, purple ones the kill switch.
 //! Every shape has a tooltip (`<title>`) with the exact numbers. Names from the trace are
 //! escaped.
 
 use super::summary::RunSummary;
-use super::timeline::{build, lane_order, Lane, Timeline, BUCKETS};
+use super::timeline::{add_inferred, build, lane_order, Lane, Timeline, BUCKETS};
 use super::WhatIf;
 use crate::trace::format::TraceRecord;
 use std::fmt::Write;
@@ -95,7 +96,8 @@ pub fn render(w: &WhatIf, compare: bool) -> String {
         "<p class=\"meta\">{} of traffic, {} lines, bucket {} ms. Bands: breaker \
          <span class=\"key open\">open</span> <span class=\"key half\">half-open</span>; \
          bars: <span class=\"key share\">share of the pool's requests</span> and failures by \
-         outcome; dots: probes; ticks: switches (reason code); dashed: network changes.</p>",
+         outcome; dots: probes; ticks: switches (reason code); dashed: network changes; dark \
+         strip on top: outcomes inferred (the recording did not try that line then).</p>",
         seconds(end),
         lanes.len(),
         super::timeline::bucket_ms(end)
@@ -110,10 +112,12 @@ pub fn render(w: &WhatIf, compare: bool) -> String {
             &build(recorded, &lanes, end),
         ));
     }
+    let mut replayed_timeline = build(replayed, &lanes, end);
+    add_inferred(&mut replayed_timeline, &w.replayed.inferred_at);
     html.push_str(&panel(
         "replayed",
         "Replayed under the policy",
-        &build(replayed, &lanes, end),
+        &replayed_timeline,
     ));
     html.push_str("</body>\n</html>\n");
     html
@@ -436,6 +440,19 @@ fn lane_svg(lane: &Lane, y: f64, t: &Timeline, x: &dyn Fn(u64) -> f64) -> String
                 esc(&lane.line),
                 seconds(from),
                 esc(kind)
+            );
+        }
+        if lane.inferred[b] > 0 {
+            let _ = writeln!(
+                s,
+                "<rect class=\"inferred\" x=\"{bx:.2}\" y=\"{:.1}\" width=\"{:.2}\" height=\"3\" \
+                 fill=\"#555\"><title>{} at {}: {} of {n} outcomes inferred from nearby evidence\
+                 </title></rect>",
+                y + 1.0,
+                bar_w,
+                esc(&lane.line),
+                seconds(from),
+                lane.inferred[b]
             );
         }
         let (ok, failed) = lane.probes[b];

@@ -39,6 +39,8 @@ pub struct Lane {
     pub failures: Vec<BTreeMap<String, u32>>,
     /// Probes per bucket: (succeeded, failed).
     pub probes: Vec<(u32, u32)>,
+    /// Attempts per bucket whose outcome a replay inferred.
+    pub inferred: Vec<u32>,
     /// Breaker bands (closed is no band).
     pub bands: Vec<Band>,
 }
@@ -134,6 +136,7 @@ pub fn build(records: &[TraceRecord], lanes: &[(String, String)], end_ms: u64) -
             share: vec![0.0; BUCKETS],
             failures: vec![BTreeMap::new(); BUCKETS],
             probes: vec![(0, 0); BUCKETS],
+            inferred: vec![0; BUCKETS],
             bands: Vec::new(),
         })
         .collect();
@@ -234,6 +237,16 @@ pub fn build(records: &[TraceRecord], lanes: &[(String, String)], end_ms: u64) -
     }
     t.lanes = out;
     t
+}
+
+/// Counts a replay's inferred attempts ((time, `biz/protocol/line`)) into its lanes.
+pub fn add_inferred(t: &mut Timeline, inferred: &[(u64, String)]) {
+    let bucket = t.bucket_ms;
+    for (at, key) in inferred {
+        if let Some(lane) = t.lanes.iter_mut().find(|l| l.key == *key) {
+            lane.inferred[((at / bucket) as usize).min(BUCKETS - 1)] += 1;
+        }
+    }
 }
 
 /// Ends an open band at `to`: open until `half`, then half-open.
