@@ -22,6 +22,11 @@ rust_tests() {
   cargo test --workspace --all-features
 }
 
+# The what-if HTML report rendered by headless Chromium (installed when missing).
+html_report_test() {
+  scripts/html-report-test.sh
+}
+
 # Host build of liblinekit.so (debug: unstripped, so it carries the UniFFI metadata) and
 # generation of the Kotlin bindings in library mode. Generated code is never committed.
 bindings() {
@@ -128,6 +133,7 @@ cmd=${1:-}
 case "$cmd" in
   test)
     rust_tests
+    html_report_test
     bindings
     jvm_tests
     ;;
@@ -144,10 +150,17 @@ case "$cmd" in
     need java
     need mvn
     bindings
+    echo "== cargo build linekit (the CLI that draws the demo's trace)"
+    cargo build -q -p linekit-core --features cli --bin linekit
     install_library
     cp=$(module_classpath kotlin-sample/pom.xml)
     # shellcheck disable=SC2046
-    java $(jvm_native_flags) -cp "$cp" dev.linekit.sample.DemoKt
+    java $(jvm_native_flags) -Dlinekit.cli=target/debug/linekit -Dlinekit.demo.out=target/demo \
+      -cp "$cp" dev.linekit.sample.DemoKt
+    echo "== the demo's trace as a timeline (what-if: failure_threshold 1)"
+    target/debug/linekit replay --from-trace target/demo/trace.jsonl \
+      --config target/demo/policy-threshold1.json --compare --html target/demo/report.html | tail -n 1
+    echo "Open $ROOT/target/demo/report.html"
     ;;
   android)
     exec scripts/android-build.sh

@@ -56,6 +56,7 @@ use requests::InFlight;
 
 mod persist;
 pub use persist::FLUSH_DELAY_MS;
+mod trace_order;
 
 mod remote_config;
 pub use remote_config::FIRST_RETRY_MS;
@@ -161,6 +162,11 @@ struct Inner {
     persist: Option<persist::Persistence>,
     /// The remote config channel: source, fetch rounds, expiry.
     remote: Mutex<remote_config::RemoteState>,
+    /// Record every window (ignore `trace.sample_rate`).
+    trace_all: bool,
+    /// Stamps events with their position and keeps `at_ms` non-decreasing in the order
+    /// the sink receives them.
+    trace_order: Mutex<trace_order::TraceOrder>,
 }
 
 /// The engine. Cheap to share behind an `Arc`; all methods take `&self`.
@@ -189,6 +195,7 @@ struct Parts {
     mode: RuntimeMode,
     /// Config sources skipped at start-up, with why.
     skipped: Vec<(ConfigSource, String)>,
+    trace_all: bool,
 }
 
 impl LineKit {
@@ -212,6 +219,7 @@ impl LineKit {
             transport: None,
             mode: RuntimeMode::Manual,
             skipped: Vec::new(),
+            trace_all: false,
         })
     }
 
@@ -255,8 +263,11 @@ impl LineKit {
                 remote: Mutex::new(remote_config::RemoteState::new(
                     p.source, p.skipped, p.seed, now,
                 )),
+                trace_all: p.trace_all,
+                trace_order: Mutex::new(trace_order::TraceOrder::new(p.seed)),
             }),
         };
+        kit.inner.emit_start(now);
         kit.inner.start_remote();
         kit.inner.schedule_load();
         if kit.inner.transport.is_some() {
@@ -279,7 +290,7 @@ impl LineKit {
     }
 
     fn make_state(config: Arc<Config>, seed: u64, previous: Option<&Topology>) -> Result<State> {
-        let sampler = Sampler::new(config.trace.sample_rate);
+        let sampler = Sampler::new(config.trace.sample_rate, seed, config.trace.window_ms);
         Ok(State {
             topology: Topology::new(config, seed, previous)?,
             sampler,
@@ -321,7 +332,7 @@ impl LineKit {
             state
                 .topology
                 .route(req, now, inner.manual_downgrade.load(Ordering::Relaxed));
-        if state.sampler.sample() {
+        if inner.sampled(&state, now) {
             inner.emit(&route_event(req, &decision, now, self.downgrade()));
         }
         decision
@@ -393,7 +404,7 @@ impl LineKit {
         let Some(pool) = biz.pool(report.protocol) else {
             return;
         };
-        let (line_id, faults) = {
+        let (line_id, faults, breaker_change) = {
             let mut pool = pool.lock();
             let index = match (report.line, report.host) {
                 (Some(id), _) => pool.index_of(id),
@@ -401,6 +412,7 @@ impl LineKit {
                 (None, None) => None,
             };
             let Some(index) = index else { return };
+            let before = pool.lines()[index].breaker.state(now);
             pool.record(now, index, report.outcome, report.status, report.cost_ms);
             if let Some(v) = report
                 .version
@@ -409,7 +421,8 @@ impl LineKit {
                 pool.observe_version(index, v);
             }
             let line = &pool.lines()[index];
-            (line.id.clone(), line.consecutive_faults)
+            let change = trace_order::breaker_change(before, &line.breaker, now);
+            (line.id.clone(), line.consecutive_faults, change)
         };
         if !report.outcome.is_ignored() {
             inner.mark_dirty();
@@ -430,8 +443,11 @@ impl LineKit {
                 inner.trigger(&biz.name, trigger);
             }
         }
-        if state.sampler.sample() {
+        if inner.sampled(&state, now) {
             inner.emit(&report_event(report, &biz.name, &line_id, now));
+            if let Some(change) = breaker_change {
+                inner.emit(&change.event(&biz.name, report.protocol, &line_id, now));
+            }
         }
     }
 
@@ -480,6 +496,7 @@ impl LineKit {
     /// (validated, no VPN, proxy or strict Private DNS) gets the pre-resolve list.
     pub fn on_network_changed(&self, network: NetworkState) {
         let inner = &self.inner;
+        inner.emit_network(&network);
         let (became_validated, httpdns_usable) = {
             let mut monitor = inner.network.lock();
             let before = monitor.state().clone();
@@ -618,6 +635,7 @@ impl LineKit {
     /// Turns the runtime kill switch on or off (the config's `downgrade` flag still applies).
     pub fn set_downgrade(&self, on: bool) {
         self.inner.manual_downgrade.store(on, Ordering::Relaxed);
+        self.inner.emit_downgrade(on);
     }
 
     /// Every pool's ranked lines, keyed `"biz/protocol"`.
@@ -704,8 +722,20 @@ impl Inner {
     fn emit(&self, event: &TraceEvent) {
         let open = self.open.read();
         if *open {
-            self.sink.emit(event);
+            self.emit_while_open(event);
         }
+    }
+
+    /// Stamps and delivers an event; the caller holds the read side of `open`.
+    fn emit_while_open(&self, event: &TraceEvent) {
+        let mut order = self.trace_order.lock();
+        let stamped = order.stamp(event);
+        self.sink.emit(&stamped);
+    }
+
+    /// Whether events at `now` are recorded (this install's window is sampled).
+    fn sampled(&self, state: &State, now: u64) -> bool {
+        self.trace_all || state.sampler.sample(now)
     }
 
     fn close(&self) {
@@ -767,6 +797,10 @@ fn route_event(req: &RouteRequest<'_>, d: &RouteDecision, now: u64, downgrade: b
         from_cache: d.reason == Reason::Sticky,
         downgrade,
         fixed_host: d.reason == Reason::FixedHost,
+        method: Some(req.method.to_string()),
+        attempt: Some(req.exclude.len() as u32),
+        exclude: (!req.exclude.is_empty())
+            .then(|| req.exclude.iter().map(|l| l.to_string()).collect()),
         ..TraceEvent::default()
     }
 }

@@ -21,6 +21,7 @@
 //! - [`transport`]: the callback-based `Transport` for probes and HTTPDNS queries.
 //! - [`engine`]: the `LineKit` facade owning all of the above.
 //! - [`replay`]: drives the real engine from a JSON scenario in virtual time.
+//! - [`whatif`]: re-runs a recorded trace under another policy; compare and timeline.
 //!
 //! The core talks to the world through small traits only: [`clock::Clock`],
 //! [`trace::TraceSink`], [`transport::Transport`] and a storage directory, so every rule
@@ -44,6 +45,7 @@ pub mod runtime;
 pub mod store;
 pub mod trace;
 pub mod transport;
+pub mod whatif;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use engine::LineKit;

@@ -379,6 +379,16 @@ pub fn parse_scenario_at(text: &str) -> Result<(String, u64, u64, Vec<Step>)> {
 
 /// Runs a scenario, writing JSON Lines to `out`.
 pub fn run(text: &str, out: &mut dyn Write) -> Result<()> {
+    run_traced(text, out, None)
+}
+
+/// Runs a scenario like [`run`]; with a sink, every trace event of the run goes to it
+/// (every window recorded, whatever the config's `trace.sample_rate`).
+pub fn run_traced(
+    text: &str,
+    out: &mut dyn Write,
+    trace: Option<Arc<dyn crate::trace::TraceSink>>,
+) -> Result<()> {
     let (config_text, seed, wall_start_ms, steps) = parse_scenario_at(text)?;
     parse_config(&config_text)?;
     let clock = ManualClock::new(0, wall_start_ms);
@@ -389,7 +399,8 @@ pub fn run(text: &str, out: &mut dyn Write) -> Result<()> {
         .seed(seed)
         .transport(transport.clone())
         .runtime_mode(RuntimeMode::Manual)
-        .trace_sink(Arc::new(NoopSink))
+        .trace_all(trace.is_some())
+        .trace_sink(trace.unwrap_or_else(|| Arc::new(NoopSink)))
         .build()?;
     let mut emit =
         |v: Value| writeln!(out, "{v}").map_err(|e| Error::InvalidArgument(format!("output: {e}")));
@@ -418,19 +429,19 @@ pub fn run(text: &str, out: &mut dyn Write) -> Result<()> {
 
 /// The replay's transport: requests are printed and answered by `respond` steps.
 #[derive(Default)]
-struct ScriptedTransport {
+pub(crate) struct ScriptedTransport {
     started: Mutex<Vec<TransportRequest>>,
     waiting: Mutex<HashMap<u64, Completion>>,
 }
 
 impl ScriptedTransport {
-    fn drain_started(&self) -> Vec<TransportRequest> {
+    pub(crate) fn drain_started(&self) -> Vec<TransportRequest> {
         std::mem::take(&mut *self.started.lock())
     }
 
     /// Delivers a scripted answer; unknown or already finished ids are ignored (the
     /// engine's deadline may have fired first).
-    fn respond(&self, id: u64, result: TransportResult) {
+    pub(crate) fn respond(&self, id: u64, result: TransportResult) {
         let done = self.waiting.lock().remove(&id);
         if let Some(done) = done {
             done.complete(result);
@@ -493,7 +504,7 @@ fn ws_event(step: &Step) -> std::result::Result<WsEvent, String> {
     })
 }
 
-fn request_line(at: u64, r: &TransportRequest) -> Value {
+pub(crate) fn request_line(at: u64, r: &TransportRequest) -> Value {
     line(
         at,
         "request",
@@ -529,7 +540,11 @@ fn line(at: u64, op: &str, fields: Value) -> Value {
     Value::Object(m)
 }
 
-fn execute(engine: &LineKit, step: &Step, transport: &ScriptedTransport) -> Result<Option<Value>> {
+pub(crate) fn execute(
+    engine: &LineKit,
+    step: &Step,
+    transport: &ScriptedTransport,
+) -> Result<Option<Value>> {
     Ok(match step {
         Step::Route {
             at,

@@ -1,11 +1,12 @@
 //! Observability (DESIGN 1.11): every route and report can emit a structured event with a
-//! reason code, sampled by `trace.sample_rate`, and events never carry URLs, paths,
-//! queries, tokens or full host names.
+//! reason code; `trace.sample_rate` picks installs per time window (an install that
+//! records keeps everything of that window); events never carry URLs, paths, queries,
+//! tokens or full host names.
 
 use linekit_core::config::validate::parse_config;
 use linekit_core::engine::{LineKit, Report, RouteRequest};
 use linekit_core::line::Outcome;
-use linekit_core::trace::{TraceEvent, TraceSink};
+use linekit_core::trace::{TraceEvent, TraceKind, TraceSink};
 use linekit_core::ManualClock;
 use parking_lot::Mutex;
 use std::sync::Arc;
@@ -20,18 +21,24 @@ impl TraceSink for Collect {
 }
 
 fn engine(rate: f64) -> (LineKit, Arc<Collect>) {
+    let (kit, sink, _) = engine_with(rate, 1);
+    (kit, sink)
+}
+
+fn engine_with(rate: f64, seed: u64) -> (LineKit, Arc<Collect>, ManualClock) {
     let config = serde_json::json!({"version": 1, "trace": {"sample_rate": rate},
         "biz_lines": {"spot": {"match": ["api.example.com"], "http": [
             {"id": "ali", "url": "https://spot-ali.example.com"}, {"id": "tx", "url": "https://spot-tx.example.com"}]}}});
     let sink = Arc::new(Collect::default());
+    let clock = ManualClock::new(1, 0);
     let kit = LineKit::new(
         parse_config(&config.to_string()).unwrap(),
-        Arc::new(ManualClock::new(1, 0)),
+        Arc::new(clock.clone()),
         sink.clone(),
-        1,
+        seed,
     )
     .unwrap();
-    (kit, sink)
+    (kit, sink, clock)
 }
 
 #[test]
@@ -48,7 +55,9 @@ fn route_and_report_events_explain_themselves_without_secrets() {
         ..Report::new("spot", d.line.as_deref().unwrap(), Outcome::Ok, 80)
     });
     let events = sink.0.lock().clone();
-    assert_eq!(events.len(), 2);
+    assert_eq!(events.len(), 3);
+    assert_eq!(events[0].kind, Some(TraceKind::Start));
+    let events = &events[1..];
     let route = events[0].to_json();
     let v: serde_json::Value = serde_json::from_str(&route).unwrap();
     assert_eq!(v["kind"], "route");
@@ -74,16 +83,60 @@ fn route_and_report_events_explain_themselves_without_secrets() {
 }
 
 #[test]
-fn sampling_keeps_the_configured_share() {
-    let (kit, sink) = engine(0.1);
-    for _ in 0..5_000 {
-        kit.route(&RouteRequest::new("https://api.example.com/", "GET"));
+fn sampling_picks_installs_per_window_and_keeps_their_whole_window() {
+    // 1000 installs, each routing 20 requests in window 0 and 20 in window 1.
+    let mut recorded = [0usize; 2];
+    for seed in 0..1_000u64 {
+        let (kit, sink, clock) = engine_with(0.1, seed);
+        for window in 0..2u64 {
+            clock.set_now(window * 600_000 + 1);
+            let before = sink.0.lock().len();
+            for _ in 0..20 {
+                kit.route(&RouteRequest::new("https://api.example.com/", "GET"));
+            }
+            let kept = sink.0.lock().len() - before;
+            assert!(
+                kept == 0 || kept == 20,
+                "install {seed} kept {kept} of 20 routes"
+            );
+            recorded[window as usize] += usize::from(kept == 20);
+        }
     }
-    let n = sink.0.lock().len();
-    assert!((400..=600).contains(&n), "{n} of 5000 sampled at 0.1");
+    for n in recorded {
+        assert!(
+            (60..=140).contains(&n),
+            "{n} of 1000 installs recorded at 0.1"
+        );
+    }
     let (quiet, sink) = engine(0.0);
     quiet.route(&RouteRequest::new("https://api.example.com/", "GET"));
     assert!(sink.0.lock().is_empty());
+}
+
+#[test]
+fn a_recording_install_keeps_routes_reports_and_breaker_changes() {
+    let (kit, sink, _clock) = engine_with(1.0, 3);
+    for _ in 0..3 {
+        kit.route(&RouteRequest::new("https://api.example.com/", "GET"));
+        kit.report(&Report::new("spot", "ali", Outcome::ConnectRefused, 5));
+    }
+    let events = sink.0.lock().clone();
+    let kinds: Vec<_> = events.iter().filter_map(|e| e.kind).collect();
+    assert_eq!(kinds.iter().filter(|k| **k == TraceKind::Route).count(), 3);
+    assert_eq!(kinds.iter().filter(|k| **k == TraceKind::Report).count(), 3);
+    let opened: Vec<_> = events
+        .iter()
+        .filter(|e| e.kind == Some(TraceKind::Breaker))
+        .collect();
+    assert_eq!(opened.len(), 1, "the third fault opens the breaker once");
+    assert_eq!(opened[0].breaker, Some("open"));
+    assert_eq!(opened[0].line.as_deref(), Some("ali"));
+    assert!(opened[0].cooldown_ms.is_some());
+    let seqs: Vec<u64> = events.iter().map(|e| e.seq.unwrap()).collect();
+    assert_eq!(seqs, (0..events.len() as u64).collect::<Vec<_>>());
+    assert!(events
+        .iter()
+        .all(|e| e.install.as_deref() == Some("0000000000000003")));
 }
 
 #[test]

@@ -9,6 +9,7 @@ use std::io::{Read, Write};
 mod config_cmd;
 mod replay_cmd;
 mod sign_cmd;
+mod whatif_cmd;
 
 mod dns_cmd;
 mod provider_cmd;
@@ -34,10 +35,14 @@ pub fn run(
             );
             0
         }
+        ["replay", rest @ ..] if rest.iter().any(|a| a.starts_with("--")) => {
+            whatif_cmd::replay(rest, input, out, err)
+        }
         ["replay", file] => replay_cmd::run(file, input, out, err),
         ["config", "keygen"] => sign_cmd::keygen(out),
         ["config", "sign", rest @ ..] => sign_cmd::sign(rest, input, out, err),
         ["config", "verify", rest @ ..] => sign_cmd::verify(rest, input, out, err),
+        ["trace", "schema"] => whatif_cmd::schema(out),
         ["config", rest @ ..] => config_cmd::run(rest, input, out, err),
         _ => usage(err),
     }
@@ -80,7 +85,7 @@ fn usage(err: &mut dyn Write) -> i32 {
     let _ = writeln!(
         err,
         "{}",
-        serde_json::json!({"error": "usage: linekit config check|seal|open|keygen|sign|verify … | httpdns parse … | ip classify|order … | replay SCENARIO.json"})
+        serde_json::json!({"error": "usage: linekit config check|seal|open|keygen|sign|verify … | httpdns parse|request … | ip classify|order … | trace schema | replay SCENARIO.json [--trace-out TRACE.jsonl] | replay --from-trace TRACE.jsonl --config POLICY.json [--compare] [--html OUT.html]"})
     );
     2
 }

@@ -262,12 +262,17 @@ pub struct ProviderConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TraceConfig {
-    /// Share of routing decisions and reports emitted to the trace sink.
+    /// Share of installs that record, decided afresh for each time window.
     pub sample_rate: f64,
+    /// Length of a sampling window: an install that records keeps every event of it.
+    pub window_ms: u64,
 }
 
 impl Default for TraceConfig {
     fn default() -> Self {
-        TraceConfig { sample_rate: 0.01 }
+        TraceConfig {
+            sample_rate: 0.01,
+            window_ms: 600_000,
+        }
     }
 }

@@ -392,6 +392,9 @@ fn document(v: &Value, f: &mut Findings) -> Config {
         {
             c.trace.sample_rate = n;
         }
+        if let Some(n) = t.get("window_ms").and_then(|v| w.u64("trace.window_ms", v)) {
+            c.trace.window_ms = n;
+        }
     }
     remote_and_trust(&mut w, root, &mut c);
     c

@@ -29,6 +29,7 @@ pub struct LineKitBuilder {
     transport: Option<Arc<dyn Transport>>,
     mode: RuntimeMode,
     fallback_on_invalid_config: bool,
+    trace_all: bool,
 }
 
 impl Default for LineKitBuilder {
@@ -44,6 +45,7 @@ impl Default for LineKitBuilder {
             transport: None,
             mode: RuntimeMode::default(),
             fallback_on_invalid_config: true,
+            trace_all: false,
         }
     }
 }
@@ -110,6 +112,13 @@ impl LineKitBuilder {
         self
     }
 
+    /// Records every window, whatever `trace.sample_rate` says (`linekit replay
+    /// --trace-out`, what-if replays).
+    pub fn trace_all(mut self, on: bool) -> Self {
+        self.trace_all = on;
+        self
+    }
+
     /// Builds the engine. A bad persisted config is logged and skipped; so is a bad app
     /// config (`config_json`, sealed asset) unless
     /// [`LineKitBuilder::fallback_on_invalid_config`] is `false`: then it fails with
@@ -167,6 +176,7 @@ impl LineKitBuilder {
             transport: self.transport,
             mode: self.mode,
             skipped,
+            trace_all: self.trace_all,
         })
     }
 }

@@ -137,13 +137,17 @@ impl Inner {
         };
         let cost = now.saturating_sub(started_at);
         let state = self.state.load();
+        let mut breaker_change = None;
         if let Some(pool) = state.topology.biz_entry(biz).and_then(|b| b.pool(protocol)) {
             let mut pool = pool.lock();
             if let Some(index) = pool.index_of(line) {
+                let before = pool.lines()[index].breaker.state(now);
                 pool.record(now, index, outcome, status, cost);
                 if let Some(v) = probe_version(&state.topology, biz, result) {
                     pool.observe_version(index, v);
                 }
+                breaker_change =
+                    super::trace_order::breaker_change(before, &pool.lines()[index].breaker, now);
             }
             drop(pool);
             self.mark_dirty();
@@ -151,8 +155,8 @@ impl Inner {
         self.detect.lock().probe_finished(biz);
         // `finish` holds the read side of `open` around this call, so emitting directly
         // cannot race with `close`.
-        if state.sampler.sample() {
-            self.sink.emit(&TraceEvent {
+        if self.sampled(&state, now) {
+            self.emit_while_open(&TraceEvent {
                 kind: Some(TraceKind::Probe),
                 at_ms: now,
                 biz: Some(biz.to_string()),
@@ -163,6 +167,9 @@ impl Inner {
                 total_ms: Some(cost),
                 ..TraceEvent::default()
             });
+            if let Some(change) = breaker_change {
+                self.emit_while_open(&change.event(biz, protocol, line, now));
+            }
         }
     }
 

@@ -1,9 +1,10 @@
 //! Structured trace events and the sink they go to.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What a trace event describes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TraceKind {
     /// A routing decision.
@@ -16,6 +17,30 @@ pub enum TraceKind {
     Breaker,
     /// A detect probe finished.
     Probe,
+    /// The platform reported a (new) default network.
+    Network,
+    /// The runtime kill switch was turned on or off.
+    Downgrade,
+    /// The engine started (the time origin of a trace).
+    Start,
+}
+
+/// The network of a [`TraceKind::Network`] event (no addresses or names).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct TraceNetwork {
+    /// Platform network handle.
+    pub handle: u64,
+    /// Whether the network is validated.
+    pub validated: bool,
+    /// VPN.
+    pub vpn: bool,
+    /// Private DNS mode: `off`, `opportunistic` or `strict`.
+    pub private_dns: &'static str,
+    /// HTTP proxy set.
+    pub proxy: bool,
+    /// Transport type (`wifi`, `cellular`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transport: Option<String>,
 }
 
 /// One structured event. Hosts appear only as redacted groups (see
@@ -74,6 +99,33 @@ pub struct TraceEvent {
     /// Free-form detail without sensitive data (e.g. a breaker transition).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// The recording install (its seed, 16 hex digits); stamped by the engine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub install: Option<String>,
+    /// Position of the event in the install's trace, from 0; stamped by the engine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seq: Option<u64>,
+    /// HTTP method of a routed request.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// Attempt of a routed request within its call (0 first, then one per retry).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<u32>,
+    /// Line ids a retry excluded (the lines its call already tried).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exclude: Option<Vec<String>>,
+    /// New state of a breaker event: `closed`, `open` or `half_open`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker: Option<&'static str>,
+    /// How long a breaker that just opened stays open before it lets a trial through.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cooldown_ms: Option<u64>,
+    /// The network of a network event.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network: Option<TraceNetwork>,
+    /// Config version in force after a start or config event.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub config_version: Option<u64>,
 }
 
 impl TraceEvent {

@@ -1,12 +1,14 @@
 //! Observability: why each decision was taken ([`Reason`]), structured [`TraceEvent`]s sent
 //! to a [`TraceSink`] with sampling, and redaction helpers so that logs name line ids and
-//! host *groups*, never full URLs, host lists, keys or tokens.
+//! host *groups*, never full URLs, host lists, keys or tokens; [`format`] is the trace file
+//! format (JSON Lines of [`format::TraceRecord`]) and its checked reader.
 
 pub mod event;
+pub mod format;
 pub mod reason;
 pub mod redact;
 pub mod sampler;
 
-pub use event::{TraceEvent, TraceKind, TraceSink};
+pub use event::{TraceEvent, TraceKind, TraceNetwork, TraceSink};
 pub use reason::Reason;
 pub use sampler::Sampler;

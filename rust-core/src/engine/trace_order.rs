@@ -1,0 +1,129 @@
+//! The engine's side of tracing: stamping each event with the install and its position
+//! (`seq`), keeping `at_ms` non-decreasing in delivery order, and the events that are not
+//! routing decisions (start, breaker transitions, network changes, the kill switch).
+//!
+//! Events are stamped and handed to the sink under one short lock, so the sink receives
+//! them in `seq` order and a file written in that order is a valid trace (see
+//! `docs/trace-format.md`). Two threads may read the clock in one order and emit in the
+//! other; the later-delivered event then carries the earlier event's time (a difference
+//! of at most the time between reading the clock and emitting).
+
+use super::Inner;
+use crate::line::{Breaker, BreakerState, Protocol};
+use crate::trace::{TraceEvent, TraceKind, TraceNetwork};
+
+/// Sequence and time stamping of one engine's events.
+#[derive(Debug)]
+pub(super) struct TraceOrder {
+    install: String,
+    next_seq: u64,
+    last_at: u64,
+}
+
+impl TraceOrder {
+    pub(super) fn new(seed: u64) -> Self {
+        TraceOrder {
+            install: format!("{seed:016x}"),
+            next_seq: 0,
+            last_at: 0,
+        }
+    }
+
+    /// A copy of `event` with `install`, `seq` and a non-decreasing `at_ms`.
+    pub(super) fn stamp(&mut self, event: &TraceEvent) -> TraceEvent {
+        let mut e = event.clone();
+        e.install = Some(self.install.clone());
+        e.seq = Some(self.next_seq);
+        self.next_seq += 1;
+        e.at_ms = e.at_ms.max(self.last_at);
+        self.last_at = e.at_ms;
+        e
+    }
+}
+
+/// A breaker state change caused by one recorded result.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct BreakerChange {
+    from: BreakerState,
+    to: BreakerState,
+    cooldown_ms: Option<u64>,
+}
+
+/// The change from `before` to the breaker's state now, if any.
+pub(super) fn breaker_change(
+    before: BreakerState,
+    breaker: &Breaker,
+    now: u64,
+) -> Option<BreakerChange> {
+    let to = breaker.state(now);
+    (to != before).then(|| BreakerChange {
+        from: before,
+        to,
+        cooldown_ms: (to == BreakerState::Open).then(|| breaker.cooldown_ms()),
+    })
+}
+
+impl BreakerChange {
+    /// The trace event of this change on `line` of `biz`/`protocol`.
+    pub(super) fn event(&self, biz: &str, protocol: Protocol, line: &str, now: u64) -> TraceEvent {
+        TraceEvent {
+            kind: Some(TraceKind::Breaker),
+            at_ms: now,
+            biz: Some(biz.to_string()),
+            protocol: Some(protocol.as_str()),
+            line: Some(line.to_string()),
+            breaker: Some(self.to.as_str()),
+            cooldown_ms: self.cooldown_ms,
+            detail: Some(format!("{} -> {}", self.from.as_str(), self.to.as_str())),
+            ..TraceEvent::default()
+        }
+    }
+}
+
+impl Inner {
+    /// The first event of a recording: the engine started with this config version.
+    pub(super) fn emit_start(&self, now: u64) {
+        let state = self.state.load();
+        if self.sampled(&state, now) {
+            self.emit(&TraceEvent {
+                kind: Some(TraceKind::Start),
+                at_ms: now,
+                config_version: Some(state.topology.config.version),
+                ..TraceEvent::default()
+            });
+        }
+    }
+
+    /// The platform reported `network`.
+    pub(super) fn emit_network(&self, network: &crate::net::NetworkState) {
+        let now = self.clock.now_ms();
+        if self.sampled(&self.state.load(), now) {
+            self.emit(&TraceEvent {
+                kind: Some(TraceKind::Network),
+                at_ms: now,
+                network: Some(TraceNetwork {
+                    handle: network.handle,
+                    validated: network.validated,
+                    vpn: network.vpn,
+                    private_dns: network.private_dns.as_str(),
+                    proxy: network.proxy,
+                    transport: network.transport.clone(),
+                }),
+                ..TraceEvent::default()
+            });
+        }
+    }
+
+    /// The runtime kill switch was set to `on`.
+    pub(super) fn emit_downgrade(&self, on: bool) {
+        let now = self.clock.now_ms();
+        if self.sampled(&self.state.load(), now) {
+            self.emit(&TraceEvent {
+                kind: Some(TraceKind::Downgrade),
+                at_ms: now,
+                downgrade: on,
+                ..TraceEvent::default()
+            });
+        }
+    }
+}
