@@ -40,6 +40,7 @@ pub mod runtime;
 pub mod store;
 pub mod trace;
 pub mod transport;
+pub mod wire;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use engine::LineKit;
