@@ -27,11 +27,13 @@ rust_tests() {
 bindings() {
   need cargo
   echo "== cargo build -p linekit-android (host liblinekit.so + uniffi-bindgen)"
-  cargo build -p linekit-android --features bindgen --lib --bin uniffi-bindgen
+  cargo build -p linekit-android --features bindgen --lib --bin uniffi-bindgen --bin kotlin-vocabulary
   echo "== uniffi-bindgen generate --library (Kotlin → $GENERATED_DIR)"
   rm -rf "$GENERATED_DIR"
   "$ROOT/target/debug/uniffi-bindgen" generate --library "$NATIVE_DIR/liblinekit.so" \
     --language kotlin --no-format --out-dir "$GENERATED_DIR"
+  echo "== kotlin-vocabulary (the core's wire enums as Kotlin enums → $GENERATED_DIR)"
+  "$ROOT/target/debug/kotlin-vocabulary" "$GENERATED_DIR"
 }
 
 jvm_tests() {

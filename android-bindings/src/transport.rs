@@ -118,6 +118,13 @@ impl From<TransportOutcome> for TransportResult {
     }
 }
 
+/// The longest body the core accepts from the transport (a longer one must be reported
+/// as `TooLarge`): the one limit both sides read.
+#[uniffi::export]
+pub fn transport_max_body_bytes() -> u64 {
+    MAX_BODY_BYTES as u64
+}
+
 /// Delivers the result of one request to the core. Thread-safe; the first `complete`
 /// wins, later calls are ignored.
 #[derive(uniffi::Object)]
