@@ -19,7 +19,7 @@ val jniLibsDir: String = (findProperty("linekit.jniLibs") as String?)
 // metadata describes the same API as the Android builds. Generated code is never committed.
 val buildHostLibrary by tasks.registering(Exec::class) {
     workingDir = repoRoot
-    commandLine("cargo", "build", "-p", "linekit-android", "--features", "bindgen", "--lib", "--bin", "uniffi-bindgen")
+    commandLine("cargo", "build", "-p", "linekit-android", "--features", "bindgen", "--lib", "--bin", "uniffi-bindgen", "--bin", "kotlin-vocabulary")
 }
 val generateUniffiBindings by tasks.registering(Exec::class) {
     dependsOn(buildHostLibrary)
@@ -34,6 +34,13 @@ val generateUniffiBindings by tasks.registering(Exec::class) {
         "--language", "kotlin", "--no-format",
         "--out-dir", uniffiOut.get().asFile.path,
     )
+    // The Kotlin enums of the core's wire vocabularies, into the same generated directory.
+    doLast {
+        project.exec {
+            workingDir = repoRoot
+            commandLine(repoRoot.resolve("target/debug/kotlin-vocabulary").path, uniffiOut.get().asFile.path)
+        }
+    }
 }
 
 // The Robolectric asset test reads src/test/assets as an asset-only zip (as in Maven).
