@@ -97,6 +97,22 @@ class LineKitInterceptorTest {
     }
 
     @Test
+    fun `private headers follow the core's rule - the first occurrence wins`() {
+        val client = client(kit())
+        val request = Request.Builder()
+            .url("http://localhost:${direct.port}/biz")
+            .addHeader("x-line-biz", "spot")
+            .addHeader(LineHeaders.BIZ, "nope")
+            .addHeader(LineHeaders.KEEP_ORIGINAL_HOST, "false")
+            .build()
+        client.newCall(request).execute().use { response ->
+            assertEquals("a", response.body.string())
+            assertEquals("spot", response.request.tag(RouteTag::class)!!.biz)
+        }
+        assertTrue(direct.received.isEmpty())
+    }
+
+    @Test
     fun `keep original host header leaves the request alone`() {
         val client = client(kit())
         val request = Request.Builder()
