@@ -1,5 +1,5 @@
-//! The JNI path: `dev.linekit.internal.NativeFast.{route, report, maxRetries, release,
-//! vocabulary}` — the only door for the calls made on every request.
+//! The JNI path: `dev.linekit.internal.NativeFast.{route, report, release, vocabulary}`,
+//! the only door for the calls made on every request.
 //!
 //! Per-request calls skip UniFFI/JNA: arguments are primitives and `String`s, and the
 //! routing answer comes back as ONE Java string
@@ -332,20 +332,6 @@ pub extern "system" fn Java_dev_linekit_internal_NativeFast_vocabulary<'l>(
 ) -> jstring {
     guarded(&mut env, std::ptr::null_mut(), |env| {
         Ok(env.new_string(vocabulary_text())?.into_raw())
-    })
-}
-
-/// `static native int maxRetries(long handle)`: `thresholds.max_retries` in force.
-#[no_mangle]
-pub extern "system" fn Java_dev_linekit_internal_NativeFast_maxRetries<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> jint {
-    guarded(&mut env, 0, |_| {
-        // SAFETY: the Kotlin wrapper keeps the handle live during the call.
-        let engine = unsafe { engine(handle) }?;
-        Ok(jint::try_from(engine.config().thresholds.max_retries).unwrap_or(jint::MAX))
     })
 }
 
