@@ -16,6 +16,9 @@
 //! also export the same tables through JNI so that a JVM test catches a stale generated
 //! file.
 
+/// `(rust name, wire name, doc)` of every variant of one wire enum, in code order.
+pub type Table = Vec<(&'static str, &'static str, &'static str)>;
+
 /// A fieldless enum with a stable wire vocabulary (see the module docs).
 pub trait WireEnum: Copy + Sized + 'static {
     /// The vocabulary's name (`outcome`, `connect_error`, …).
@@ -30,7 +33,7 @@ pub trait WireEnum: Copy + Sized + 'static {
     fn rust_name(self) -> &'static str;
 
     /// `(rust name, wire name, doc)` of every variant, in code order.
-    fn table() -> Vec<(&'static str, &'static str, &'static str)> {
+    fn table() -> Table {
         Self::all()
             .iter()
             .map(|v| (v.rust_name(), v.wire_name(), v.doc_text()))
@@ -130,10 +133,7 @@ macro_rules! wire_enum {
 }
 
 /// The tables of every wire enum that crosses into Kotlin, keyed by [`WireEnum::KIND`].
-pub fn kotlin_vocabularies() -> Vec<(
-    &'static str,
-    Vec<(&'static str, &'static str, &'static str)>,
-)> {
+pub fn kotlin_vocabularies() -> Vec<(&'static str, Table)> {
     use crate::dns::ConnectError;
     use crate::line::{CloseCause, Outcome};
     use crate::net::PrivateDnsMode;

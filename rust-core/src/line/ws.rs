@@ -30,6 +30,8 @@ crate::wire_enum! {
     }
 }
 
+// `wire_enum!` variants take only docs, so the default cannot be a `#[default]` attribute.
+#[allow(clippy::derivable_impls)]
 impl Default for CloseCause {
     fn default() -> Self {
         CloseCause::Remote

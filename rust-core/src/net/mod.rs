@@ -36,6 +36,8 @@ crate::wire_enum! {
     }
 }
 
+// `wire_enum!` variants take only docs, so the default cannot be a `#[default]` attribute.
+#[allow(clippy::derivable_impls)]
 impl Default for PrivateDnsMode {
     fn default() -> Self {
         PrivateDnsMode::Off
