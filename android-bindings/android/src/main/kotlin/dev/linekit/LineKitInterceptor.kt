@@ -59,13 +59,12 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
             val request = rewrite(base, decision, tag)
             val start = System.nanoTime()
             listener?.beginAttempt(start)
-            val mayRetry = { decision.line != null && replayable && attempt < decision.maxRetries && !call.isCanceled() }
             var response = try {
                 chain.proceed(request)
             } catch (e: IOException) {
                 val outcome = FailureClassifier.classify(e, call.isCanceled(), listener?.connected)
                 val verdict = report(request, tag, outcome, null, listener, start, e)
-                if (verdict?.lineFault == true && mayRetry()) {
+                if (verdict?.lineFault == true && mayRetry(decision, replayable, attempt, call)) {
                     excluded = excluded + decision.line!!
                     attempt++
                     continue
@@ -82,7 +81,7 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
                     response.close()
                     val outcome = FailureClassifier.classify(e, call.isCanceled(), connected = true)
                     val verdict = report(request, tag, outcome, null, listener, start, e, timings(listener, start))
-                    if (verdict?.lineFault == true && mayRetry()) {
+                    if (verdict?.lineFault == true && mayRetry(decision, replayable, attempt, call)) {
                         excluded = excluded + decision.line!!
                         attempt++
                         continue
@@ -91,7 +90,7 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
                 }
             }
             val verdict = report(request, tag, null, status, listener, start, null, timings)
-            if (verdict?.lineFault == true && mayRetry()) {
+            if (verdict?.lineFault == true && mayRetry(decision, replayable, attempt, call)) {
                 response.close()
                 excluded = excluded + decision.line!!
                 attempt++
@@ -109,6 +108,10 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
             return response
         }
     }
+
+    /** Whether a line fault on this attempt may move the call to another line. */
+    private fun mayRetry(decision: RouteDecision, replayable: Boolean, attempt: Int, call: okhttp3.Call): Boolean =
+        decision.line != null && replayable && attempt < decision.maxRetries && !call.isCanceled()
 
     private fun timings(listener: LineKitEventListener?, start: Long): AttemptTimings {
         val end = System.nanoTime()
