@@ -34,13 +34,13 @@ val generateUniffiBindings by tasks.registering(Exec::class) {
         "--language", "kotlin", "--no-format",
         "--out-dir", uniffiOut.get().asFile.path,
     )
-    // The Kotlin enums of the core's wire vocabularies, into the same generated directory.
-    doLast {
-        project.exec {
-            workingDir = repoRoot
-            commandLine(repoRoot.resolve("target/debug/kotlin-vocabulary").path, uniffiOut.get().asFile.path)
-        }
-    }
+}
+// The Kotlin enums of the core's wire vocabularies, into the same generated directory
+// (after the UniFFI task, which clears it).
+val generateKotlinVocabulary by tasks.registering(Exec::class) {
+    dependsOn(generateUniffiBindings)
+    workingDir = repoRoot
+    commandLine(repoRoot.resolve("target/debug/kotlin-vocabulary").path, uniffiOut.get().asFile.path)
 }
 
 // The Robolectric asset test reads src/test/assets as an asset-only zip (as in Maven).
@@ -95,7 +95,7 @@ kotlin {
     }
 }
 
-tasks.named("preBuild") { dependsOn(generateUniffiBindings) }
+tasks.named("preBuild") { dependsOn(generateUniffiBindings, generateKotlinVocabulary) }
 
 dependencies {
     api(libs.okhttp)
