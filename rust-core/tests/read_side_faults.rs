@@ -17,12 +17,17 @@ fn run(scenario: &Value) -> Vec<Value> {
 }
 
 fn scenario(outcome: &str, repeats: u64) -> Value {
-    let mut steps = vec![json!({"at": 0, "op": "route", "url": "https://api.example.com/a", "method": "GET"})];
+    let mut steps =
+        vec![json!({"at": 0, "op": "route", "url": "https://api.example.com/a", "method": "GET"})];
     for i in 0..repeats {
-        steps.push(json!({"at": 10 + i * 10, "op": "report", "biz": "spot", "line": "ali",
-                          "outcome": outcome, "cost_ms": 400}));
+        steps.push(
+            json!({"at": 10 + i * 10, "op": "report", "biz": "spot", "line": "ali",
+                          "outcome": outcome, "cost_ms": 400}),
+        );
     }
-    steps.push(json!({"at": 1_000, "op": "route", "url": "https://api.example.com/a", "method": "GET"}));
+    steps.push(
+        json!({"at": 1_000, "op": "route", "url": "https://api.example.com/a", "method": "GET"}),
+    );
     steps.push(json!({"at": 1_001, "op": "state"}));
     json!({
         "config": {"version": 1,
@@ -87,5 +92,8 @@ fn an_unknown_outcome_is_refused_with_the_vocabulary() {
     let err = replay::run(&scenario("reset_by_peer", 1).to_string(), &mut out)
         .expect_err("unknown outcome");
     let msg = err.to_string();
-    assert!(msg.contains("connection_reset") && msg.contains("truncated"), "{msg}");
+    assert!(
+        msg.contains("connection_reset") && msg.contains("truncated"),
+        "{msg}"
+    );
 }
