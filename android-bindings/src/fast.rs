@@ -65,19 +65,35 @@ impl CallLimits {
     }
 }
 
+/// Appends `n` in decimal (the formatting machinery costs more than the rest of a route
+/// answer).
+fn push_decimal(s: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        s.push(char::from(d));
+    }
+}
+
 /// Packs a decision as `reason\nmax_retries\nbuffer_body_max_bytes\nline\nbiz\nurl`.
 pub fn pack_decision(d: &linekit_core::engine::RouteDecision, limits: CallLimits) -> String {
-    use std::fmt::Write;
     let line = d.line.as_deref().unwrap_or("");
     let biz = d.biz.as_deref().unwrap_or("");
-    let mut s = String::with_capacity(line.len() + biz.len() + d.url.len() + 24);
-    let _ = write!(
-        s,
-        "{}\n{}\n{}\n",
-        d.reason.code(),
-        limits.max_retries,
-        limits.buffer_body_max_bytes
-    );
+    let mut s = String::with_capacity(line.len() + biz.len() + d.url.len() + 32);
+    push_decimal(&mut s, u64::from(d.reason.code()));
+    s.push('\n');
+    push_decimal(&mut s, u64::from(limits.max_retries));
+    s.push('\n');
+    push_decimal(&mut s, limits.buffer_body_max_bytes);
+    s.push('\n');
     s.push_str(line);
     s.push('\n');
     s.push_str(biz);
@@ -396,6 +412,15 @@ mod tests {
         assert_eq!(pack_verdict(Outcome::Http5xx, Some(500)) & 0x100, 0);
         assert_ne!(pack_verdict(Outcome::ConnectionReset, None) & 0x100, 0);
         assert_eq!(pack_verdict(Outcome::Cancelled, None) & 0x100, 0);
+    }
+
+    #[test]
+    fn decimals_are_written_in_full() {
+        for n in [0u64, 7, 10, 262_144, u64::MAX] {
+            let mut s = String::new();
+            push_decimal(&mut s, n);
+            assert_eq!(s, n.to_string());
+        }
     }
 
     #[test]

@@ -66,15 +66,27 @@ internal class Router(private val handle: NativeHandle) {
             val d = packed.indexOf('\n', c + 1)
             val e = packed.indexOf('\n', d + 1)
             check(a > 0 && b > a && c > b && d > c && e > d) { "linekit: malformed route answer" }
-            val reason = RouteReason.fromCode(packed.substring(0, a).toInt())
+            val reason = RouteReason.fromCode(decimal(packed, 0, a).toInt())
                 ?: error("linekit: unknown reason code in a route answer")
             val line = if (d == c + 1) null else packed.substring(c + 1, d)
             val biz = if (e == d + 1) null else packed.substring(d + 1, e)
             return RouteDecision(
                 reason, line, biz, packed.substring(e + 1),
-                maxRetries = packed.substring(a + 1, b).toInt(),
-                bufferBodyMaxBytes = packed.substring(b + 1, c).toLong(),
+                maxRetries = decimal(packed, a + 1, b).toInt(),
+                bufferBodyMaxBytes = decimal(packed, b + 1, c),
             )
+        }
+
+        /** The decimal number in `s[from, to)`, read in place (no substring). */
+        private fun decimal(s: String, from: Int, to: Int): Long {
+            check(to > from) { "linekit: malformed route answer" }
+            var n = 0L
+            for (i in from until to) {
+                val digit = s[i] - '0'
+                check(digit in 0..9) { "linekit: malformed route answer" }
+                n = n * 10 + digit
+            }
+            return n
         }
     }
 }
