@@ -32,7 +32,7 @@ html_report_test() {
 bindings() {
   need cargo
   echo "== cargo build -p linekit-android (host liblinekit.so + uniffi-bindgen)"
-  cargo build -p linekit-android --features bindgen --lib --bin uniffi-bindgen
+  cargo build -p linekit-android --features bindgen --lib --bin uniffi-bindgen --bin kotlin-vocabulary
   echo "== uniffi-bindgen generate --library (Kotlin → $GENERATED_DIR)"
   rm -rf "$GENERATED_DIR"
   # The host's own library name: liblinekit.so on Linux, liblinekit.dylib on macOS.
@@ -40,6 +40,8 @@ bindings() {
   [ "$(uname -s)" = Darwin ] && lib=liblinekit.dylib
   "$ROOT/target/debug/uniffi-bindgen" generate --library "$NATIVE_DIR/$lib" \
     --language kotlin --no-format --out-dir "$GENERATED_DIR"
+  echo "== kotlin-vocabulary (the core's wire enums as Kotlin enums → $GENERATED_DIR)"
+  "$ROOT/target/debug/kotlin-vocabulary" "$GENERATED_DIR"
 }
 
 jvm_tests() {

@@ -102,16 +102,12 @@ def main():
         return (jmh.get(name) or {}).get("p50")
 
     lookup_jni = p50("LineKitDnsBench.lookupJni")
-    lookup_uniffi = p50("LineKitDnsBench.lookupUniffi")
     system = p50("HotPathBench.lookupDnsSystemLocalhost")
     chm = p50("HotPathBench.lookupConcurrentHashMap")
     rr_jni = p50("HotPathBench.routeReportJni")
-    rr_uniffi = p50("HotPathBench.routeReportUniffi")
     ratios = {
         "lookup_jni_over_dns_system_p50": ratio(lookup_jni, system),
         "lookup_jni_over_concurrent_hash_map_p50": ratio(lookup_jni, chm),
-        "lookup_uniffi_over_jni_p50": ratio(lookup_uniffi, lookup_jni),
-        "route_report_uniffi_over_jni_p50": ratio(rr_uniffi, rr_jni),
         "dns_system_over_concurrent_hash_map_p50": ratio(system, chm),
     }
 

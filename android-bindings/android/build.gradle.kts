@@ -122,18 +122,26 @@ abstract class UniffiBindings @Inject constructor(private val exec: ExecOperatio
         val out = outputDir.get().asFile
         out.deleteRecursively()
         val debug = targetDir.get().asFile.resolve("debug")
-        val bindgen = if (hostLibraryName.get().endsWith(".dll")) "uniffi-bindgen.exe" else "uniffi-bindgen"
+        val exe = if (hostLibraryName.get().endsWith(".dll")) ".exe" else ""
         exec.exec {
             workingDir = workspace.get().asFile
-            commandLine("cargo", "build", "-p", "linekit-android", "--features", "bindgen", "--lib", "--bin", "uniffi-bindgen")
+            commandLine(
+                "cargo", "build", "-p", "linekit-android", "--features", "bindgen",
+                "--lib", "--bin", "uniffi-bindgen", "--bin", "kotlin-vocabulary",
+            )
         }
         exec.exec {
             workingDir = workspace.get().asFile
             commandLine(
-                debug.resolve(bindgen).path, "generate",
+                debug.resolve("uniffi-bindgen$exe").path, "generate",
                 "--library", debug.resolve(hostLibraryName.get()).path,
                 "--language", "kotlin", "--no-format", "--out-dir", out.path,
             )
+        }
+        // The Kotlin enums of the core's wire vocabularies, into the same directory.
+        exec.exec {
+            workingDir = workspace.get().asFile
+            commandLine(debug.resolve("kotlin-vocabulary$exe").path, out.path)
         }
     }
 }

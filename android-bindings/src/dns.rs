@@ -1,85 +1,13 @@
-//! HTTPDNS and detect calls on [`NativeLineKit`] through UniFFI: `lookup` (the answer for
-//! `LineKitDns`), `connect_failed` / `connect_succeeded` (per-address connect results for
-//! the quarantine) and `detect`. The JNI fast path for the same calls is in
-//! [`crate::fast_dns`]; both share the conversions here.
+//! Address helpers shared by the JNI DNS path ([`crate::fast_dns`]) and the `detect`
+//! control-plane call.
+//!
+//! `LineKitDns` lookups and per-address connect results run once per new connection, so
+//! they go through JNI only; their answers are packed here.
 
 use crate::error::LineKitError;
 use crate::native::NativeLineKit;
-use linekit_core::dns::{ConnectError, Lookup, Source};
+use linekit_core::dns::{Lookup, Source};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
-
-/// Where a lookup answer comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
-pub enum DnsSource {
-    /// Validated HTTPDNS addresses.
-    HttpDns,
-    /// Nothing usable: the caller must use the platform resolver.
-    System,
-}
-
-/// The answer to [`NativeLineKit::lookup`].
-#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
-pub struct LookupResult {
-    /// Addresses in connect order (4 or 16 bytes each); empty for `System`.
-    pub addresses: Vec<Vec<u8>>,
-    /// Where they come from.
-    pub source: DnsSource,
-    /// Whether a refresh was queued by this lookup.
-    pub refresh_due: bool,
-    /// Why HTTPDNS is bypassed on the current network (`vpn`, `proxy`, ...), if it is.
-    pub bypass: Option<String>,
-}
-
-impl From<Lookup> for LookupResult {
-    fn from(l: Lookup) -> Self {
-        LookupResult {
-            addresses: l.addrs.iter().map(|ip| ip_bytes(ip).to_vec()).collect(),
-            source: match l.source {
-                // A stale answer (serve-stale opt-in) is usable addresses for the caller.
-                Source::HttpDns | Source::HttpDnsStale => DnsSource::HttpDns,
-                Source::System => DnsSource::System,
-            },
-            refresh_due: l.refresh_due,
-            bypass: l.bypass.map(|b| b.as_str().to_string()),
-        }
-    }
-}
-
-/// How a connect to one address failed (see the core's `ConnectError`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
-pub enum ConnectFailure {
-    /// Connection refused (quarantines).
-    Refused,
-    /// Connect timeout (quarantines).
-    Timeout,
-    /// No route to the address (quarantines).
-    NoRoute,
-    /// TLS handshake failure (never quarantines).
-    Tls,
-    /// The server answered 5xx (never quarantines).
-    Http5xx,
-    /// Slow after connecting (never quarantines).
-    ReadTimeout,
-    /// Connecting through a proxy failed (never quarantines).
-    ProxyConnect,
-    /// A fast-fallback race lost or the call was cancelled (never quarantines).
-    CancelledRace,
-}
-
-impl From<ConnectFailure> for ConnectError {
-    fn from(f: ConnectFailure) -> Self {
-        match f {
-            ConnectFailure::Refused => ConnectError::Refused,
-            ConnectFailure::Timeout => ConnectError::Timeout,
-            ConnectFailure::NoRoute => ConnectError::NoRoute,
-            ConnectFailure::Tls => ConnectError::Tls,
-            ConnectFailure::Http5xx => ConnectError::Http5xx,
-            ConnectFailure::ReadTimeout => ConnectError::ReadTimeout,
-            ConnectFailure::ProxyConnect => ConnectError::ProxyConnect,
-            ConnectFailure::CancelledRace => ConnectError::CancelledRace,
-        }
-    }
-}
 
 /// The raw bytes of an address (4 or 16).
 pub(crate) fn ip_bytes(ip: &IpAddr) -> IpBytes {
@@ -102,10 +30,6 @@ impl IpBytes {
             IpBytes::V4(b) => b,
             IpBytes::V6(b) => b,
         }
-    }
-
-    fn to_vec(&self) -> Vec<u8> {
-        self.as_slice().to_vec()
     }
 }
 
@@ -136,42 +60,8 @@ pub fn pack_lookup(l: &Lookup) -> Option<Vec<u8>> {
     Some(out)
 }
 
-fn bad_ip() -> LineKitError {
-    LineKitError::InvalidArgument("an IP address has 4 or 16 bytes".to_string())
-}
-
 #[uniffi::export]
 impl NativeLineKit {
-    /// The addresses to use for `host` (a pure memory read; may queue a refresh).
-    pub fn lookup(&self, host: String) -> Result<LookupResult, LineKitError> {
-        Ok(self.engine()?.lookup(&host).into())
-    }
-
-    /// The addresses to use for `host` on network `network` (`Network.getNetworkHandle()`
-    /// of a client bound to it): that network's own records, never the default network's.
-    pub fn lookup_on(&self, host: String, network: u64) -> Result<LookupResult, LineKitError> {
-        Ok(self.engine()?.lookup_on(&host, network).into())
-    }
-
-    /// A connect to `ip` (4 or 16 bytes) for `host` failed; returns whether the address
-    /// was quarantined.
-    pub fn connect_failed(
-        &self,
-        host: String,
-        ip: Vec<u8>,
-        error: ConnectFailure,
-    ) -> Result<bool, LineKitError> {
-        let ip = ip_from_bytes(&ip).ok_or_else(bad_ip)?;
-        Ok(self.engine()?.connect_failed(&host, ip, error.into()))
-    }
-
-    /// A connect to `ip` for `host` succeeded: clears its quarantine.
-    pub fn connect_succeeded(&self, host: String, ip: Vec<u8>) -> Result<(), LineKitError> {
-        let ip = ip_from_bytes(&ip).ok_or_else(bad_ip)?;
-        self.engine()?.connect_succeeded(&host, ip);
-        Ok(())
-    }
-
     /// Asks for a detect (probes) of business line `biz` now; returns whether one was
     /// scheduled (false for an unknown line, no transport, single-flight or budget).
     pub fn detect(&self, biz: String) -> Result<bool, LineKitError> {
@@ -199,9 +89,6 @@ mod tests {
         assert_eq!(packed.len(), 1 + 16 + 1 + 4);
         assert_eq!(packed[0], 16);
         assert_eq!(&packed[17..], &[4, 127, 0, 0, 1]);
-        let r = LookupResult::from(l);
-        assert_eq!(r.addresses[1], vec![127, 0, 0, 1]);
-        assert_eq!(r.source, DnsSource::HttpDns);
         let miss = Lookup {
             addrs: Arc::from(Vec::new()),
             source: Source::System,
@@ -225,48 +112,12 @@ mod tests {
     }
 
     #[test]
-    fn connect_failures_map_one_to_one() {
-        let all = [
-            ConnectFailure::Refused,
-            ConnectFailure::Timeout,
-            ConnectFailure::NoRoute,
-            ConnectFailure::Tls,
-            ConnectFailure::Http5xx,
-            ConnectFailure::ReadTimeout,
-            ConnectFailure::ProxyConnect,
-            ConnectFailure::CancelledRace,
-        ];
-        // Same order as the core's list, so the JNI code is the index in both.
-        for (f, c) in all.iter().zip(ConnectError::ALL) {
-            assert_eq!(ConnectError::from(*f), c);
-        }
-    }
-
-    #[test]
-    fn engine_calls_work_and_fail_once_closed() {
-        let kit = NativeLineKit::from_json(
-            r#"{"version":1,"httpdns":{"hosts":["*.linekit.test"]}}"#.into(),
-        )
-        .expect("config");
-        let l = kit.lookup("api.linekit.test".into()).expect("open");
-        assert_eq!(l.source, DnsSource::System);
-        assert!(l.addresses.is_empty());
-        assert!(matches!(
-            kit.connect_failed("a.linekit.test".into(), vec![1], ConnectFailure::Refused),
-            Err(LineKitError::InvalidArgument(_))
-        ));
-        assert_eq!(
-            kit.connect_failed(
-                "a.linekit.test".into(),
-                vec![127, 0, 0, 1],
-                ConnectFailure::Tls
-            ),
-            Ok(false)
-        );
+    fn detect_answers_and_fails_once_closed() {
+        let kit = NativeLineKit::from_json(r#"{"version":1}"#.into()).expect("config");
         assert_eq!(kit.detect("nope".into()), Ok(false));
         kit.shutdown();
         assert!(matches!(
-            kit.lookup("x".into()),
+            kit.detect("nope".into()),
             Err(LineKitError::Closed(_))
         ));
     }

@@ -1,6 +1,5 @@
-//! The HTTPDNS calls that are off the hot path, through UniFFI: the built-in bootstrap
-//! fallback after the system resolver failed, and connect successes that carry their
-//! connect time for the per-address ranking.
+//! The HTTPDNS call that is off the hot path, through UniFFI: the built-in bootstrap
+//! fallback after the system resolver failed (connect results go through JNI).
 
 use crate::dns::{ip_bytes, ip_from_bytes};
 use crate::error::LineKitError;
@@ -28,21 +27,6 @@ impl NativeLineKit {
                     .collect()
             })
             .unwrap_or_default())
-    }
-
-    /// A connect to `ip` for `host` succeeded in `connect_ms`: clears its quarantine and
-    /// feeds the per-address connect ranking.
-    pub fn connect_succeeded_ms(
-        &self,
-        host: String,
-        ip: Vec<u8>,
-        connect_ms: u64,
-    ) -> Result<(), LineKitError> {
-        let ip = ip_from_bytes(&ip).ok_or_else(|| {
-            LineKitError::InvalidArgument("an IP address has 4 or 16 bytes".to_string())
-        })?;
-        self.engine()?.connect_succeeded_ms(&host, ip, connect_ms);
-        Ok(())
     }
 }
 

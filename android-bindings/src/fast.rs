@@ -1,11 +1,20 @@
-//! The JNI fast path: `dev.linekit.internal.NativeFast.{route, report, maxRetries, release}`.
+//! The JNI path: `dev.linekit.internal.NativeFast.{route, report, release, vocabulary}`,
+//! the only door for the calls made on every request.
 //!
 //! Per-request calls skip UniFFI/JNA: arguments are primitives and `String`s, and the
 //! routing answer comes back as ONE Java string
-//! `"reason\nline\nbiz\nversion_header\nversion_mismatch\nurl"` (empty fields for none,
-//! `version_mismatch` is `1` or empty), which costs a single allocation on each side — cheaper than an object array
-//! of four strings, and a URL built by OkHttp never contains a raw newline. Excluded line
-//! ids arrive joined by `\n`.
+//! `"reason\nmax_retries\nbuffer_body_max_bytes\nline\nbiz\nversion_header\nversion_mismatch\nurl"`
+//! (reason as its code, empty fields for none, `version_mismatch` `1` or empty), which costs a single allocation on each side — cheaper than an
+//! object array, and a URL built by OkHttp never contains a raw newline. The limits that
+//! govern the call ride along, so the call obeys the same config as its route. Excluded
+//! line ids arrive joined by `\n`; the request's `X-Line-*` headers arrive as
+//! `name\nvalue` pairs joined by `\n` and are read by the core's one header rule
+//! ([`linekit_core::line::headers::LineHeaders::parse`], first occurrence wins).
+//!
+//! `report` answers whether the outcome is a line fault (the core's rule), which is what
+//! the interceptor's in-call failover asks. Outcome codes are positions in the core's
+//! `Outcome::ALL`; [`vocabulary`] hands every wire enum's names to the JVM so a test can
+//! prove the generated Kotlin enums match this library.
 //!
 //! `handle` is a pointer from `NativeLineKit::native_handle` (`Arc::into_raw`). The Kotlin
 //! wrapper guarantees no call uses it after `release` (a call counter, like UniFFI's own).
@@ -16,6 +25,7 @@ use jni::objects::{JClass, JString};
 use jni::sys::{jboolean, jint, jlong, jstring, JNI_TRUE};
 use jni::JNIEnv;
 use linekit_core::engine::{LineKit, Report, RouteRequest};
+use linekit_core::line::headers::LineHeaders;
 use linekit_core::line::{Outcome, Protocol};
 use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -35,34 +45,93 @@ impl From<jni::errors::Error> for Failure {
     }
 }
 
-/// Packs a decision as `reason\nline\nbiz\nversion_header\nversion_mismatch\nurl`.
-pub fn pack_decision(d: &linekit_core::engine::RouteDecision) -> String {
+/// The per-call limits sent with every decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallLimits {
+    /// `thresholds.max_retries`.
+    pub max_retries: u32,
+    /// `thresholds.buffer_body_max_bytes`.
+    pub buffer_body_max_bytes: u64,
+}
+
+impl CallLimits {
+    /// The limits of the config in force.
+    pub fn of(engine: &LineKit) -> Self {
+        let config = engine.config();
+        CallLimits {
+            max_retries: config.thresholds.max_retries,
+            buffer_body_max_bytes: config.thresholds.buffer_body_max_bytes,
+        }
+    }
+}
+
+/// Appends `n` in decimal (the formatting machinery costs more than the rest of a route
+/// answer).
+fn push_decimal(s: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        s.push(char::from(d));
+    }
+}
+
+/// Packs a decision as
+/// `reason\nmax_retries\nbuffer_body_max_bytes\nline\nbiz\nversion_header\nversion_mismatch\nurl`.
+pub fn pack_decision(d: &linekit_core::engine::RouteDecision, limits: CallLimits) -> String {
     let line = d.line.as_deref().unwrap_or("");
     let biz = d.biz.as_deref().unwrap_or("");
-    let reason = d.reason.as_str();
     let header = d.version_header.as_deref().unwrap_or("");
-    let mismatch = if d.version_mismatch { "1" } else { "" };
-    let mut s = String::with_capacity(
-        reason.len() + line.len() + biz.len() + header.len() + d.url.len() + 6,
-    );
-    for field in [reason, line, biz, header, mismatch] {
-        s.push_str(field);
-        s.push('\n');
+    let mut s = String::with_capacity(line.len() + biz.len() + header.len() + d.url.len() + 34);
+    push_decimal(&mut s, u64::from(d.reason.code()));
+    s.push('\n');
+    push_decimal(&mut s, u64::from(limits.max_retries));
+    s.push('\n');
+    push_decimal(&mut s, limits.buffer_body_max_bytes);
+    s.push('\n');
+    s.push_str(line);
+    s.push('\n');
+    s.push_str(biz);
+    s.push('\n');
+    s.push_str(header);
+    s.push('\n');
+    if d.version_mismatch {
+        s.push('1');
     }
+    s.push('\n');
     s.push_str(&d.url);
     s
 }
 
+/// Splits `name\nvalue\nname\nvalue…` into pairs (a trailing name without value is
+/// dropped).
+fn header_pairs(joined: Option<&str>) -> Vec<(&str, &str)> {
+    let Some(joined) = joined.filter(|j| !j.is_empty()) else {
+        return Vec::new();
+    };
+    let mut parts = joined.split('\n');
+    let mut out = Vec::new();
+    while let (Some(name), Some(value)) = (parts.next(), parts.next()) {
+        out.push((name, value));
+    }
+    out
+}
+
 /// Routes with already-decoded arguments and packs the answer (the JNI-free half of
-/// `route`, shared with tests).
-#[allow(clippy::too_many_arguments)]
+/// `route`, shared with tests). `private_headers` holds the request's `X-Line-*`
+/// headers as `name\nvalue` pairs.
 pub fn route_packed(
     engine: &LineKit,
     url: &str,
     method: &str,
-    biz: Option<&str>,
-    keep_original: bool,
-    fixed_host: Option<&str>,
+    private_headers: Option<&str>,
     ws: bool,
     exclude: Option<&str>,
 ) -> String {
@@ -70,23 +139,50 @@ pub fn route_packed(
         Some(joined) if !joined.is_empty() => joined.split('\n').collect(),
         _ => Vec::new(),
     };
+    let pairs = header_pairs(private_headers);
+    let headers = LineHeaders::parse(&pairs);
     let req = RouteRequest {
         url,
         method,
-        biz: biz.filter(|b| !b.is_empty()),
-        keep_original,
-        fixed_host,
+        biz: headers.biz,
+        keep_original: headers.keep_original,
+        fixed_host: headers.fixed_host,
         protocol: if ws { Protocol::Ws } else { Protocol::Http },
         exclude: &ids,
     };
-    pack_decision(&engine.route(&req))
+    pack_decision(&engine.route(&req), CallLimits::of(engine))
 }
 
 /// Maps the wire outcome code (index in [`Outcome::ALL`]) back to an outcome.
 pub fn outcome_from_code(code: i32) -> Option<Outcome> {
-    usize::try_from(code)
-        .ok()
-        .and_then(|i| Outcome::ALL.get(i).copied())
+    Outcome::from_code(code)
+}
+
+/// Bit 8 set for a line fault ([`Outcome::is_line_fault`]), the outcome's code below.
+pub fn pack_verdict(outcome: Outcome, status: Option<u16>) -> jint {
+    let fault = if outcome.is_line_fault(status) {
+        0x100
+    } else {
+        0
+    };
+    jint::from(outcome.code()) | fault
+}
+
+/// `kind\tRustName\twire_name` lines, one per variant of every wire enum that crosses
+/// into Kotlin, in code order.
+pub fn vocabulary_text() -> String {
+    let mut out = String::new();
+    for (kind, table) in linekit_core::wire::kotlin_vocabularies() {
+        for (rust, wire, _) in table {
+            out.push_str(kind);
+            out.push('\t');
+            out.push_str(rust);
+            out.push('\t');
+            out.push_str(wire);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 fn opt_ms(v: jlong) -> Option<u64> {
@@ -161,8 +257,8 @@ pub(crate) fn guarded<'l, R>(
     default
 }
 
-/// `static native String route(long handle, String url, String method, String biz,
-/// boolean keepOriginal, String fixedHost, boolean ws, String exclude)`.
+/// `static native String route(long handle, String url, String method,
+/// String privateHeaders, boolean ws, String exclude)`.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub extern "system" fn Java_dev_linekit_internal_NativeFast_route<'l>(
@@ -171,9 +267,7 @@ pub extern "system" fn Java_dev_linekit_internal_NativeFast_route<'l>(
     handle: jlong,
     url: JString<'l>,
     method: JString<'l>,
-    biz: JString<'l>,
-    keep_original: jboolean,
-    fixed_host: JString<'l>,
+    private_headers: JString<'l>,
     ws: jboolean,
     exclude: JString<'l>,
 ) -> jstring {
@@ -181,11 +275,7 @@ pub extern "system" fn Java_dev_linekit_internal_NativeFast_route<'l>(
         // SAFETY: the Kotlin wrapper keeps the handle live during the call.
         let engine = unsafe { engine(handle) }?;
         let (u, m) = (read(env, &url)?, read(env, &method)?);
-        let (b, f, x) = (
-            read(env, &biz)?,
-            read(env, &fixed_host)?,
-            read(env, &exclude)?,
-        );
+        let (h, x) = (read(env, &private_headers)?, read(env, &exclude)?);
         let (Some(u), Some(m)) = (text(&u), text(&m)) else {
             return Err(Failure::Argument(
                 "linekit: url and method must not be null",
@@ -195,9 +285,7 @@ pub extern "system" fn Java_dev_linekit_internal_NativeFast_route<'l>(
             engine,
             &u,
             &m,
-            text(&b).as_deref(),
-            keep_original == JNI_TRUE,
-            text(&f).as_deref(),
+            text(&h).as_deref(),
             ws == JNI_TRUE,
             text(&x).as_deref(),
         );
@@ -205,10 +293,12 @@ pub extern "system" fn Java_dev_linekit_internal_NativeFast_route<'l>(
     })
 }
 
-/// `static native void report(long handle, String biz, String line, boolean ws,
+/// `static native int report(long handle, String biz, String line, boolean ws,
 /// int outcome, int status, long costMs, long dnsMs, long connectMs, long tlsMs,
-/// long ttfbMs, String version)`; negative numbers mean "none", `outcome` is the index in
-/// the DESIGN list, `version` the response's `version_header` value (or null).
+/// long ttfbMs, String version)`; negative numbers mean "none", `version` is the response's
+/// `version_header` value (or null). `outcome` is the outcome's code, or -1 for
+/// "a response arrived with `status`" (the core maps the status). Answers
+/// [`pack_verdict`]: the outcome recorded and whether it is a line fault.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub extern "system" fn Java_dev_linekit_internal_NativeFast_report<'l>(
@@ -226,12 +316,17 @@ pub extern "system" fn Java_dev_linekit_internal_NativeFast_report<'l>(
     tls_ms: jlong,
     ttfb_ms: jlong,
     version: JString<'l>,
-) {
-    guarded(&mut env, (), |env| {
+) -> jint {
+    guarded(&mut env, -1, |env| {
         // SAFETY: the Kotlin wrapper keeps the handle live during the call.
         let engine = unsafe { engine(handle) }?;
-        let outcome =
-            outcome_from_code(outcome).ok_or(Failure::Argument("linekit: unknown outcome"))?;
+        let status = u16::try_from(status).ok();
+        let outcome = match (outcome, status) {
+            (-1, Some(s)) => Outcome::from_status(s),
+            (code, _) => {
+                outcome_from_code(code).ok_or(Failure::Argument("linekit: unknown outcome"))?
+            }
+        };
         let (b, l, v) = (read(env, &biz)?, read(env, &line)?, read(env, &version)?);
         let (b, l, v) = (text(&b), text(&l), text(&v));
         engine.report(&Report {
@@ -244,7 +339,7 @@ pub extern "system" fn Java_dev_linekit_internal_NativeFast_report<'l>(
             line: l.as_deref().filter(|s| !s.is_empty()),
             host: None,
             outcome,
-            status: u16::try_from(status).ok(),
+            status,
             cost_ms: opt_ms(cost_ms).unwrap_or(0),
             dns_ms: opt_ms(dns_ms),
             connect_ms: opt_ms(connect_ms),
@@ -252,21 +347,18 @@ pub extern "system" fn Java_dev_linekit_internal_NativeFast_report<'l>(
             ttfb_ms: opt_ms(ttfb_ms),
             version: v.as_deref(),
         });
-        Ok(())
+        Ok(pack_verdict(outcome, status))
     })
 }
 
-/// `static native int maxRetries(long handle)`: `thresholds.max_retries` in force.
+/// `static native String vocabulary()`: see [`vocabulary_text`].
 #[no_mangle]
-pub extern "system" fn Java_dev_linekit_internal_NativeFast_maxRetries<'l>(
+pub extern "system" fn Java_dev_linekit_internal_NativeFast_vocabulary<'l>(
     mut env: JNIEnv<'l>,
     _class: JClass<'l>,
-    handle: jlong,
-) -> jint {
-    guarded(&mut env, 0, |_| {
-        // SAFETY: the Kotlin wrapper keeps the handle live during the call.
-        let engine = unsafe { engine(handle) }?;
-        Ok(jint::try_from(engine.config().thresholds.max_retries).unwrap_or(jint::MAX))
+) -> jstring {
+    guarded(&mut env, std::ptr::null_mut(), |env| {
+        Ok(env.new_string(vocabulary_text())?.into_raw())
     })
 }
 
@@ -290,8 +382,13 @@ mod tests {
     use super::*;
     use linekit_core::trace::Reason;
 
+    const LIMITS: CallLimits = CallLimits {
+        max_retries: 2,
+        buffer_body_max_bytes: 1024,
+    };
+
     #[test]
-    fn decision_packs_six_fields() {
+    fn decision_packs_reason_code_limits_and_fields() {
         let d = linekit_core::engine::RouteDecision {
             url: "http://h:1/p?q=1".into(),
             biz: Some("spot".into()),
@@ -301,9 +398,10 @@ mod tests {
             version_mismatch: true,
             version_header: Some("X-Deployment-Version".into()),
         };
+        let sticky = Reason::Sticky.code();
         assert_eq!(
-            pack_decision(&d),
-            "sticky\nali\nspot\nX-Deployment-Version\n1\nhttp://h:1/p?q=1"
+            pack_decision(&d, LIMITS),
+            format!("{sticky}\n2\n1024\nali\nspot\nX-Deployment-Version\n1\nhttp://h:1/p?q=1")
         );
         let d = linekit_core::engine::RouteDecision {
             url: "http://x/".into(),
@@ -314,36 +412,110 @@ mod tests {
             version_mismatch: false,
             version_header: None,
         };
-        assert_eq!(pack_decision(&d), "unmanaged\n\n\n\n\nhttp://x/");
+        let unmanaged = Reason::Unmanaged.code();
+        assert_eq!(
+            pack_decision(&d, LIMITS),
+            format!("{unmanaged}\n2\n1024\n\n\n\n\nhttp://x/")
+        );
     }
 
     #[test]
-    fn outcome_codes_follow_the_design_list() {
-        assert_eq!(outcome_from_code(0), Some(Outcome::Ok));
-        assert_eq!(outcome_from_code(4), Some(Outcome::ConnectRefused));
-        assert_eq!(outcome_from_code(9), Some(Outcome::Cancelled));
-        assert_eq!(outcome_from_code(10), None);
+    fn verdicts_carry_the_outcome_and_the_core_line_fault_rule() {
+        let v = pack_verdict(Outcome::from_status(503), Some(503));
+        assert_eq!(v & 0xff, i32::from(Outcome::Http5xx.code()));
+        assert_ne!(v & 0x100, 0);
+        assert_eq!(pack_verdict(Outcome::Http5xx, Some(500)) & 0x100, 0);
+        assert_ne!(pack_verdict(Outcome::ConnectionReset, None) & 0x100, 0);
+        assert_eq!(pack_verdict(Outcome::Cancelled, None) & 0x100, 0);
+    }
+
+    #[test]
+    fn decimals_are_written_in_full() {
+        for n in [0u64, 7, 10, 262_144, u64::MAX] {
+            let mut s = String::new();
+            push_decimal(&mut s, n);
+            assert_eq!(s, n.to_string());
+        }
+    }
+
+    #[test]
+    fn outcome_codes_are_positions_in_the_core_list() {
+        for (i, o) in Outcome::ALL.iter().enumerate() {
+            assert_eq!(outcome_from_code(i as i32), Some(*o));
+        }
+        assert_eq!(outcome_from_code(Outcome::ALL.len() as i32), None);
         assert_eq!(outcome_from_code(-1), None);
     }
 
-    #[test]
-    fn route_packed_goes_through_the_engine() {
-        let engine = linekit_core::engine::LineKitBuilder::new()
-            .config_json(r#"{"version":1}"#)
+    const CONFIG: &str = r#"{"version":1,"allow_cleartext":true,
+        "thresholds":{"max_retries":2,"buffer_body_max_bytes":4096},
+        "biz_lines":{"spot":{"match":["api.linekit.test"],
+        "http":[{"id":"a","url":"http://127.0.0.1:1"}]},
+        "cdn":{"match":["cdn.linekit.test"],"http":[{"id":"c","url":"http://127.0.0.1:2"}]}}}"#;
+
+    fn test_engine() -> LineKit {
+        linekit_core::engine::LineKitBuilder::new()
+            .config_json(CONFIG)
             .build()
-            .expect("valid config");
+            .expect("valid config")
+    }
+
+    #[test]
+    fn route_packed_goes_through_the_engine_with_the_config_limits() {
+        let engine = test_engine();
         let packed = route_packed(
             &engine,
             "http://other.test/a",
             "GET",
             None,
             false,
-            None,
-            false,
             Some("a\nb"),
         );
-        assert!(packed.ends_with("\nhttp://other.test/a"), "{packed}");
-        assert_eq!(packed.split('\n').count(), 6);
+        let fields: Vec<&str> = packed.split('\n').collect();
+        assert_eq!(fields.len(), 8, "{packed}");
+        assert_eq!(fields[0], Reason::Unmanaged.code().to_string());
+        assert_eq!((fields[1], fields[2]), ("2", "4096"));
+        assert_eq!(fields[7], "http://other.test/a");
+    }
+
+    #[test]
+    fn private_headers_are_read_by_the_core_rule_first_occurrence_wins() {
+        let engine = test_engine();
+        let packed = route_packed(
+            &engine,
+            "http://other.test/a",
+            "GET",
+            Some("x-line-biz\n cdn \nX-Line-Biz\nspot\nX-Line-Debug\n1"),
+            false,
+            None,
+        );
+        let fields: Vec<&str> = packed.split('\n').collect();
+        assert_eq!((fields[3], fields[4]), ("c", "cdn"), "{packed}");
+        let packed = route_packed(
+            &engine,
+            "http://api.linekit.test/a",
+            "GET",
+            Some("X-Line-Keep-Original-Host\nTRUE"),
+            false,
+            None,
+        );
+        assert!(packed.starts_with(&format!("{}\n", Reason::KeepOriginal.code())));
+        assert_eq!(header_pairs(Some("a\n1\ndangling")), vec![("a", "1")]);
+        assert!(header_pairs(Some("")).is_empty());
+    }
+
+    #[test]
+    fn vocabulary_lists_every_wire_enum_in_code_order() {
+        let text = vocabulary_text();
+        let outcomes: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("outcome\t"))
+            .collect();
+        assert_eq!(outcomes.len(), Outcome::ALL.len());
+        assert_eq!(outcomes[0], "Ok\tok");
+        for kind in ["connect_error", "reason", "close_cause", "private_dns"] {
+            assert!(text.lines().any(|l| l.starts_with(kind)), "{kind}");
+        }
     }
 
     #[test]

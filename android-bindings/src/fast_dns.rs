@@ -24,9 +24,7 @@ use std::net::IpAddr;
 
 /// Maps the wire connect-failure code (index in [`ConnectError::ALL`]).
 pub fn connect_error_from_code(code: i32) -> Option<ConnectError> {
-    usize::try_from(code)
-        .ok()
-        .and_then(|i| ConnectError::ALL.get(i).copied())
+    ConnectError::from_code(code)
 }
 
 pub(crate) fn read_ip(env: &JNIEnv<'_>, ip: &JByteArray<'_>) -> Result<IpAddr, Failure> {

@@ -7,11 +7,11 @@
 //! itself, hence the name `shutdown`.)
 
 use crate::error::LineKitError;
-use crate::records::{AttemptReport, ConfigUpdate, NetworkInfo, RouteDecision, RouteRequest};
+use crate::records::{ConfigUpdate, NetworkInfo};
 use crate::sink::{ForeignSink, TraceSink};
 use crate::transport::{ForeignTransport, HttpTransport};
 use arc_swap::ArcSwapOption;
-use linekit_core::engine::{self as core, LineKit, LineKitBuilder};
+use linekit_core::engine::{LineKit, LineKitBuilder};
 use std::sync::Arc;
 
 /// One Linekit engine, as seen from Kotlin (`dev.linekit.ffi.NativeLineKit`).
@@ -79,37 +79,9 @@ impl NativeLineKit {
         NativeLineKit::new(Some(config_json), None, None, None, None, None)
     }
 
-    /// Routes one request.
-    pub fn route(&self, request: RouteRequest) -> Result<RouteDecision, LineKitError> {
-        let engine = self.engine()?;
-        let exclude: Vec<&str> = request.exclude.iter().map(String::as_str).collect();
-        let req = core::RouteRequest {
-            url: &request.url,
-            method: &request.method,
-            biz: request.biz.as_deref(),
-            keep_original: request.keep_original,
-            fixed_host: request.fixed_host.as_deref(),
-            protocol: request.protocol.into(),
-            exclude: &exclude,
-        };
-        Ok(engine.route(&req).into())
-    }
-
-    /// Records the outcome of one attempt.
-    pub fn report(&self, report: AttemptReport) -> Result<(), LineKitError> {
-        self.engine()?.report(&report.as_core());
-        Ok(())
-    }
-
     /// Offers a remote config (JSON); applies only if valid and newer.
     pub fn update_config(&self, json: String) -> Result<ConfigUpdate, LineKitError> {
         Ok(self.engine()?.update_config(&json).into())
-    }
-
-    /// `thresholds.max_retries` of the config in force: how many extra lines one call may
-    /// try after a line fault.
-    pub fn max_retries(&self) -> Result<u32, LineKitError> {
-        Ok(self.engine()?.config().thresholds.max_retries)
     }
 
     /// Turns the kill switch on or off.
@@ -120,7 +92,7 @@ impl NativeLineKit {
 
     /// The platform's default network changed.
     pub fn on_network_changed(&self, network: NetworkInfo) -> Result<(), LineKitError> {
-        self.engine()?.on_network_changed(network.into());
+        self.engine()?.on_network_changed(network.try_into()?);
         Ok(())
     }
 
@@ -165,47 +137,10 @@ fn init_logging() {}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::records::{Outcome, PrivateDns, Protocol};
+    use linekit_core::net::PrivateDnsMode;
 
     const CONFIG: &str = r#"{"version":3,"allow_cleartext":true,"biz_lines":{"spot":{"match":["api.linekit.test"],
         "http":[{"id":"a","url":"http://127.0.0.1:1"},{"id":"b","url":"http://127.0.0.1:2"}]}}}"#;
-
-    fn request(url: &str) -> RouteRequest {
-        RouteRequest {
-            url: url.into(),
-            method: "GET".into(),
-            biz: None,
-            keep_original: false,
-            fixed_host: None,
-            protocol: Protocol::Http,
-            exclude: vec![],
-        }
-    }
-
-    #[test]
-    fn builds_routes_and_reports() {
-        let kit = NativeLineKit::from_json(CONFIG.into()).expect("valid config");
-        let d = kit
-            .route(request("http://other.test/x?y=1"))
-            .expect("route");
-        assert_eq!(d.url, "http://other.test/x?y=1");
-        assert_eq!(d.reason, "unmanaged");
-        let report = AttemptReport {
-            biz: Some("spot".into()),
-            protocol: Protocol::Http,
-            line: Some("a".into()),
-            host: None,
-            outcome: Outcome::Ok,
-            status: Some(200),
-            cost_ms: 3,
-            dns_ms: None,
-            connect_ms: None,
-            tls_ms: None,
-            ttfb_ms: None,
-            version: None,
-        };
-        assert!(kit.report(report).is_ok());
-    }
 
     #[test]
     fn bad_config_falls_back_and_half_a_sealed_config_is_an_error() {
@@ -238,7 +173,7 @@ mod tests {
             handle: 42,
             validated: true,
             vpn: false,
-            private_dns: PrivateDns::Strict,
+            private_dns: PrivateDnsMode::Strict.code(),
             proxy: false,
             transport: Some("wifi".into()),
         })
@@ -256,10 +191,6 @@ mod tests {
         let handle = kit.native_handle().expect("open");
         kit.shutdown();
         assert!(kit.is_shut_down());
-        assert!(matches!(
-            kit.route(request("http://x.test/")),
-            Err(LineKitError::Closed(_))
-        ));
         assert!(matches!(kit.state(), Err(LineKitError::Closed(_))));
         assert!(matches!(kit.native_handle(), Err(LineKitError::Closed(_))));
         // The handle still owns a reference until released.

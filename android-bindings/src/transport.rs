@@ -134,6 +134,13 @@ impl From<TransportOutcome> for TransportResult {
     }
 }
 
+/// The longest body the core accepts from the transport for a request of `kind` (a longer
+/// one must be reported as `TooLarge`): the one limit both sides read.
+#[uniffi::export]
+pub fn transport_max_body_bytes(kind: TransportKind) -> u64 {
+    kind_limit(kind) as u64
+}
+
 /// Delivers the result of one request to the core. Thread-safe; the first `complete`
 /// wins, later calls are ignored.
 #[derive(uniffi::Object)]

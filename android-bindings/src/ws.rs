@@ -1,40 +1,16 @@
-//! WebSocket lifecycle events over UniFFI (issue 7).
+//! WebSocket lifecycle events over UniFFI.
 //!
 //! Kotlin's `LineKitWebSocket` watches each socket and reports what happened on its line
 //! with [`NativeLineKit::report_ws`]; the core (`linekit_core::line::ws`) decides what each
 //! event means for the `ws` pool (handshake latency as the line's latency, a refused
 //! upgrade or an early abnormal close as a line fault, normal or blameless closes as
-//! nothing). These are a few calls per connection, not per request, so there is no JNI
-//! fast path for them.
+//! nothing) and answers with the outcome it recorded, so Kotlin never re-derives it.
+//! These are a few calls per connection, not per request, so there is no JNI path for
+//! them. The outcome and the close cause travel as their wire codes (see `records`).
 
 use crate::error::LineKitError;
 use crate::native::NativeLineKit;
-use crate::records::Outcome;
-use linekit_core::line as core_line;
-
-/// Why a WebSocket closed, as far as the app knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
-pub enum WsCloseCause {
-    /// The server or the path closed it.
-    Remote,
-    /// The device's default network changed around the drop.
-    NetworkChanged,
-    /// The app was in the background when it dropped.
-    Background,
-    /// The app closed it itself.
-    Local,
-}
-
-impl From<WsCloseCause> for core_line::CloseCause {
-    fn from(c: WsCloseCause) -> Self {
-        match c {
-            WsCloseCause::Remote => core_line::CloseCause::Remote,
-            WsCloseCause::NetworkChanged => core_line::CloseCause::NetworkChanged,
-            WsCloseCause::Background => core_line::CloseCause::Background,
-            WsCloseCause::Local => core_line::CloseCause::Local,
-        }
-    }
-}
+use linekit_core::line::{self as core_line, CloseCause, Outcome};
 
 /// One WebSocket lifecycle event on a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
@@ -48,8 +24,8 @@ pub enum WsEvent {
     HandshakeFailed {
         /// Status of the non-101 response, if one arrived.
         status: Option<u16>,
-        /// Transport failure kind when no response arrived.
-        error: Option<Outcome>,
+        /// Code of the transport failure's `Outcome` when no response arrived.
+        error: Option<u8>,
         /// Time spent before failing, in milliseconds.
         cost_ms: u64,
     },
@@ -64,14 +40,19 @@ pub enum WsEvent {
         code: u16,
         /// Open → close, in milliseconds.
         duration_ms: u64,
-        /// What caused it.
-        cause: WsCloseCause,
+        /// Code of the `CloseCause` (what the app knew about the drop).
+        cause: u8,
     },
 }
 
-impl From<WsEvent> for core_line::WsEvent {
-    fn from(e: WsEvent) -> Self {
-        match e {
+fn bad_code(what: &str, code: u8) -> LineKitError {
+    LineKitError::InvalidArgument(format!("unknown {what} code {code}"))
+}
+
+impl TryFrom<WsEvent> for core_line::WsEvent {
+    type Error = LineKitError;
+    fn try_from(e: WsEvent) -> Result<Self, LineKitError> {
+        Ok(match e {
             WsEvent::Open { handshake_ms } => core_line::WsEvent::Open { handshake_ms },
             WsEvent::HandshakeFailed {
                 status,
@@ -79,7 +60,12 @@ impl From<WsEvent> for core_line::WsEvent {
                 cost_ms,
             } => core_line::WsEvent::HandshakeFailed {
                 status,
-                error: error.map(Into::into),
+                error: match error {
+                    None => None,
+                    Some(c) => Some(
+                        Outcome::from_code(i32::from(c)).ok_or_else(|| bad_code("outcome", c))?,
+                    ),
+                },
                 cost_ms,
             },
             WsEvent::FirstMessage { after_open_ms } => {
@@ -92,19 +78,36 @@ impl From<WsEvent> for core_line::WsEvent {
             } => core_line::WsEvent::Closed {
                 code,
                 duration_ms,
-                cause: cause.into(),
+                cause: CloseCause::from_code(i32::from(cause))
+                    .ok_or_else(|| bad_code("close cause", cause))?,
             },
-        }
+        })
     }
 }
 
 #[uniffi::export]
 impl NativeLineKit {
     /// Records a WebSocket lifecycle event on line `line` of business line `biz`'s `ws`
-    /// pool. Unknown business lines or lines are ignored.
-    pub fn report_ws(&self, biz: String, line: String, event: WsEvent) -> Result<(), LineKitError> {
-        self.engine()?.report_ws(&biz, &line, event.into());
-        Ok(())
+    /// pool and returns the code of the outcome the core attributes to it (none when the
+    /// event says nothing about the line). Unknown business lines or lines are ignored.
+    pub fn report_ws(
+        &self,
+        biz: String,
+        line: String,
+        event: WsEvent,
+    ) -> Result<Option<u8>, LineKitError> {
+        let engine = self.engine()?;
+        let event: core_line::WsEvent = event.try_into()?;
+        engine.report_ws(&biz, &line, event);
+        Ok(outcome_of(&engine, &event))
+    }
+
+    /// The code of the outcome the core would attribute to `event`, without recording it
+    /// (for observers of a handshake that another component reports).
+    pub fn ws_event_outcome(&self, event: WsEvent) -> Result<Option<u8>, LineKitError> {
+        let engine = self.engine()?;
+        let event: core_line::WsEvent = event.try_into()?;
+        Ok(outcome_of(&engine, &event))
     }
 
     /// `thresholds.ws_stable_ms` of the config in force: a socket open this long is
@@ -112,6 +115,11 @@ impl NativeLineKit {
     pub fn ws_stable_ms(&self) -> Result<u64, LineKitError> {
         Ok(self.engine()?.config().thresholds.ws_stable_ms)
     }
+}
+
+fn outcome_of(engine: &linekit_core::LineKit, event: &core_line::WsEvent) -> Option<u8> {
+    let stable_ms = engine.config().thresholds.ws_stable_ms;
+    event.to_outcome(stable_ms).map(|(o, _, _)| o.code())
 }
 
 #[cfg(test)]
@@ -132,62 +140,72 @@ mod tests {
     }
 
     #[test]
-    fn events_convert_field_by_field() {
+    fn events_convert_field_by_field_and_bad_codes_are_refused() {
         let e: core_line::WsEvent = WsEvent::HandshakeFailed {
             status: None,
-            error: Some(Outcome::TlsFailure),
+            error: Some(Outcome::TlsFailure.code()),
             cost_ms: 7,
         }
-        .into();
+        .try_into()
+        .expect("known codes");
         assert_eq!(
             e,
             core_line::WsEvent::HandshakeFailed {
                 status: None,
-                error: Some(core_line::Outcome::TlsFailure),
+                error: Some(Outcome::TlsFailure),
                 cost_ms: 7
             }
         );
         let e: core_line::WsEvent = WsEvent::Closed {
             code: 1006,
             duration_ms: 10,
-            cause: WsCloseCause::Background,
+            cause: CloseCause::Background.code(),
         }
-        .into();
+        .try_into()
+        .expect("known codes");
         assert_eq!(
             e,
             core_line::WsEvent::Closed {
                 code: 1006,
                 duration_ms: 10,
-                cause: core_line::CloseCause::Background
+                cause: CloseCause::Background
             }
         );
-        for c in [
-            WsCloseCause::Remote,
-            WsCloseCause::NetworkChanged,
-            WsCloseCause::Background,
-            WsCloseCause::Local,
-        ] {
-            let core: core_line::CloseCause = c.into();
-            assert_eq!(format!("{c:?}"), format!("{core:?}"));
-        }
+        let bad = WsEvent::Closed {
+            code: 1006,
+            duration_ms: 1,
+            cause: 99,
+        };
+        assert!(core_line::WsEvent::try_from(bad).is_err());
     }
 
     #[test]
-    fn a_refused_upgrade_demotes_the_ws_line() {
+    fn a_refused_upgrade_demotes_the_ws_line_and_says_how_it_counted() {
         let kit = NativeLineKit::from_json(CONFIG.into()).expect("valid config");
-        kit.report_ws(
-            "spot".into(),
-            "a".into(),
-            WsEvent::HandshakeFailed {
-                status: Some(200),
-                error: None,
-                cost_ms: 5,
-            },
-        )
-        .expect("open");
+        let recorded = kit
+            .report_ws(
+                "spot".into(),
+                "a".into(),
+                WsEvent::HandshakeFailed {
+                    status: Some(200),
+                    error: None,
+                    cost_ms: 5,
+                },
+            )
+            .expect("open");
+        assert_eq!(recorded, Some(Outcome::Http5xx.code()));
         let pool = ws_pool(&kit);
         assert_eq!(pool[0]["id"], "b", "{pool:?}");
         assert_eq!(kit.ws_stable_ms().expect("open"), 30_000);
+        let auth = WsEvent::HandshakeFailed {
+            status: Some(403),
+            error: None,
+            cost_ms: 5,
+        };
+        assert_eq!(
+            kit.ws_event_outcome(auth).expect("open"),
+            Some(Outcome::Http4xx.code())
+        );
         kit.shutdown();
         assert!(matches!(
             kit.report_ws("spot".into(), "a".into(), WsEvent::Open { handshake_ms: 1 }),

@@ -46,6 +46,7 @@ pub mod store;
 pub mod trace;
 pub mod transport;
 pub mod whatif;
+pub mod wire;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use engine::LineKit;

@@ -92,13 +92,13 @@ fn outage_moves_traffic_within_one_failed_request_and_recovers() {
     assert_eq!(breaker_at(&lines, 62100, "ali"), "closed");
     assert_eq!(
         at(63000).1,
-        "tx",
-        "recent failures still rank the primary lower"
+        "ali",
+        "the read timeout on tx is a line fault: traffic moves to the primary that just answered"
     );
     assert_eq!(
         (at(340000).1.as_str(), at(340000).2.as_str()),
-        ("ali", "ranked"),
-        "after the window the preferred line wins"
+        ("ali", "sticky"),
+        "after the window the preferred line keeps the traffic"
     );
     assert_eq!(
         (at(341000).1.as_str(), at(341000).2.as_str()),

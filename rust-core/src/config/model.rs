@@ -69,6 +69,11 @@ pub struct Thresholds {
     /// A WebSocket that closes abnormally sooner than this after opening counts against
     /// its line.
     pub ws_stable_ms: u64,
+    /// A response to a replayable request whose declared length is at most this many
+    /// bytes is read whole before the call returns, so a cut-off body is a line fault
+    /// retried on the next line (0 = never buffer). Longer and streaming bodies are
+    /// watched while the app reads them instead.
+    pub buffer_body_max_bytes: u64,
 }
 
 impl Default for Thresholds {
@@ -87,6 +92,7 @@ impl Default for Thresholds {
             startup_detect_delay_ms: 3_000,
             probe_budget_per_min: 20,
             ws_stable_ms: 30_000,
+            buffer_body_max_bytes: 256 * 1024,
         }
     }
 }

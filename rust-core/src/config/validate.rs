@@ -279,6 +279,7 @@ fn document(v: &Value, f: &mut Findings) -> Config {
             ("detect_jitter_ms", &mut th.detect_jitter_ms),
             ("startup_detect_delay_ms", &mut th.startup_detect_delay_ms),
             ("ws_stable_ms", &mut th.ws_stable_ms),
+            ("buffer_body_max_bytes", &mut th.buffer_body_max_bytes),
         ] {
             if let Some(n) = t.get(key).and_then(|v| w.u64(&join("thresholds", key), v)) {
                 *slot = n;

@@ -17,81 +17,38 @@
 //! quarantine ended (and the entry is pruned then). The cache never drops the last usable
 //! address because of quarantine (see [`crate::dns::DnsCache::lookup`]).
 
-use std::fmt;
 use std::net::IpAddr;
-use std::str::FromStr;
 
-/// How one connect attempt to one address failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ConnectError {
-    /// The address refused the connection (RST / ECONNREFUSED).
-    Refused,
-    /// Connecting to the address timed out.
-    Timeout,
-    /// No route to the address (EHOSTUNREACH / ENETUNREACH).
-    NoRoute,
-    /// The TLS handshake failed (certificate, protocol): not the address's fault.
-    Tls,
-    /// The server answered 5xx: the address is reachable.
-    Http5xx,
-    /// The response was slow after connecting: the address is reachable.
-    ReadTimeout,
-    /// Connecting through a proxy failed: the address was never tried.
-    ProxyConnect,
-    /// OkHttp cancelled the attempt because another fast-fallback race won.
-    CancelledRace,
+crate::wire_enum! {
+    /// How one connect attempt to one address failed.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum ConnectError: "connect_error" {
+        /// The address refused the connection (RST / ECONNREFUSED).
+        Refused = "connect_refused",
+        /// Connecting to the address timed out.
+        Timeout = "connect_timeout",
+        /// No route to the address (EHOSTUNREACH / ENETUNREACH).
+        NoRoute = "no_route",
+        /// The TLS handshake failed (certificate, protocol): not the address's fault.
+        Tls = "tls_failure",
+        /// The server answered 5xx: the address is reachable.
+        Http5xx = "http_5xx",
+        /// The response was slow after connecting: the address is reachable.
+        ReadTimeout = "read_timeout",
+        /// Connecting through a proxy failed: the address was never tried.
+        ProxyConnect = "proxy_connect",
+        /// OkHttp cancelled the attempt because another fast-fallback race won.
+        CancelledRace = "cancelled",
+    }
 }
 
 impl ConnectError {
-    /// Every variant.
-    pub const ALL: [ConnectError; 8] = [
-        ConnectError::Refused,
-        ConnectError::Timeout,
-        ConnectError::NoRoute,
-        ConnectError::Tls,
-        ConnectError::Http5xx,
-        ConnectError::ReadTimeout,
-        ConnectError::ProxyConnect,
-        ConnectError::CancelledRace,
-    ];
-
     /// Whether this failure quarantines the address.
     pub fn quarantines(self) -> bool {
         matches!(
             self,
             ConnectError::Refused | ConnectError::Timeout | ConnectError::NoRoute
         )
-    }
-
-    /// The replay/FFI name (`connect_refused`, `connect_timeout`, `no_route`,
-    /// `tls_failure`, `http_5xx`, `read_timeout`, `proxy_connect`, `cancelled`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ConnectError::Refused => "connect_refused",
-            ConnectError::Timeout => "connect_timeout",
-            ConnectError::NoRoute => "no_route",
-            ConnectError::Tls => "tls_failure",
-            ConnectError::Http5xx => "http_5xx",
-            ConnectError::ReadTimeout => "read_timeout",
-            ConnectError::ProxyConnect => "proxy_connect",
-            ConnectError::CancelledRace => "cancelled",
-        }
-    }
-}
-
-impl fmt::Display for ConnectError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for ConnectError {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        ConnectError::ALL
-            .into_iter()
-            .find(|e| e.as_str() == s)
-            .ok_or_else(|| format!("unknown connect error {s:?}"))
     }
 }
 

@@ -39,90 +39,76 @@ impl FromStr for Protocol {
     }
 }
 
-/// The outcome of one request or probe on a line (DESIGN 3.2 vocabulary).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Outcome {
-    /// The line answered (2xx/3xx).
-    Ok,
-    /// The line answered with a 4xx: the server is there, the request was wrong.
-    Http4xx,
-    /// The line answered with a 5xx.
-    Http5xx,
-    /// Connecting timed out.
-    ConnectTimeout,
-    /// The connection was refused or reset while connecting.
-    ConnectRefused,
-    /// The line's host could not be resolved.
-    DnsFailure,
-    /// The TLS handshake failed.
-    TlsFailure,
-    /// The response did not arrive in time after connecting.
-    ReadTimeout,
-    /// The device's own network failed (offline, not validated): says nothing of the line.
-    LocalNetwork,
-    /// The caller cancelled: says nothing of the line.
-    Cancelled,
+crate::wire_enum! {
+    /// The outcome of one request or probe on a line: the vocabulary of replay `report`
+    /// steps, traces and the bindings' attempt reports.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum Outcome: "outcome" {
+        /// The line answered (2xx/3xx).
+        Ok = "ok",
+        /// The line answered with a 4xx: the server is there, the request was wrong.
+        Http4xx = "http_4xx",
+        /// The line answered with a 5xx.
+        Http5xx = "http_5xx",
+        /// Connecting timed out.
+        ConnectTimeout = "connect_timeout",
+        /// The connection was refused (or reset) while connecting.
+        ConnectRefused = "connect_refused",
+        /// The line's host could not be resolved.
+        DnsFailure = "dns_failure",
+        /// The TLS handshake failed.
+        TlsFailure = "tls_failure",
+        /// The request was sent but the response (headers or body) stalled past the read timeout.
+        ReadTimeout = "read_timeout",
+        /// The request was sent, then the peer reset or broke the connection.
+        ConnectionReset = "connection_reset",
+        /// The request was sent, then the response ended early (unexpected end of stream:
+        /// the headers or the declared body were cut off).
+        Truncated = "truncated",
+        /// The device's own network failed (offline, not validated): says nothing of the line.
+        LocalNetwork = "local_network",
+        /// The caller cancelled: says nothing of the line.
+        Cancelled = "cancelled",
+    }
 }
 
 impl Outcome {
-    /// Every outcome, in declaration order.
-    pub const ALL: [Outcome; 10] = [
-        Outcome::Ok,
-        Outcome::Http4xx,
-        Outcome::Http5xx,
-        Outcome::ConnectTimeout,
-        Outcome::ConnectRefused,
-        Outcome::DnsFailure,
-        Outcome::TlsFailure,
-        Outcome::ReadTimeout,
-        Outcome::LocalNetwork,
-        Outcome::Cancelled,
-    ];
-
-    /// The wire name (`ok`, `http_4xx`, …).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Ok => "ok",
-            Outcome::Http4xx => "http_4xx",
-            Outcome::Http5xx => "http_5xx",
-            Outcome::ConnectTimeout => "connect_timeout",
-            Outcome::ConnectRefused => "connect_refused",
-            Outcome::DnsFailure => "dns_failure",
-            Outcome::TlsFailure => "tls_failure",
-            Outcome::ReadTimeout => "read_timeout",
-            Outcome::LocalNetwork => "local_network",
-            Outcome::Cancelled => "cancelled",
-        }
-    }
-
     /// Outcomes that say nothing about the line and are never counted against it.
     pub fn is_ignored(self) -> bool {
         matches!(self, Outcome::LocalNetwork | Outcome::Cancelled)
     }
 
     /// How strongly a failure counts against a line, in `0.0..=1.0`
-    /// (0 for success and ignored outcomes). DNS > TLS > connect > 5xx > read timeout > 4xx.
+    /// (0 for success and ignored outcomes).
+    /// DNS > TLS > connect > reset > 5xx = truncated > read timeout > 4xx.
     pub fn failure_weight(self) -> f64 {
         match self {
             Outcome::DnsFailure => 1.0,
             Outcome::TlsFailure => 0.9,
             Outcome::ConnectTimeout | Outcome::ConnectRefused => 0.8,
-            Outcome::Http5xx => 0.6,
+            Outcome::ConnectionReset => 0.7,
+            Outcome::Http5xx | Outcome::Truncated => 0.6,
             Outcome::ReadTimeout => 0.4,
             Outcome::Http4xx => 0.05,
             Outcome::Ok | Outcome::LocalNetwork | Outcome::Cancelled => 0.0,
         }
     }
 
-    /// A fault of the line itself: counts toward its breaker and moves traffic away at once.
-    /// `status` refines `http_5xx`: only 502/503/504 (or an unknown status) are line faults;
-    /// a 500 is an application error served by a healthy line.
+    /// A fault of the line itself: counts toward its breaker, moves traffic away at once,
+    /// and lets the bindings retry the call on the next line (when the request may be
+    /// replayed). Connect-side failures and read-side failures after the request was sent
+    /// (stall, reset, cut-off response) are line faults. `status` refines `http_5xx`: only
+    /// 502/503/504 (or an unknown status) are line faults; a 500 is an application error
+    /// served by a healthy line.
     pub fn is_line_fault(self, status: Option<u16>) -> bool {
         match self {
             Outcome::DnsFailure
             | Outcome::TlsFailure
             | Outcome::ConnectTimeout
-            | Outcome::ConnectRefused => true,
+            | Outcome::ConnectRefused
+            | Outcome::ReadTimeout
+            | Outcome::ConnectionReset
+            | Outcome::Truncated => true,
             Outcome::Http5xx => matches!(status, None | Some(502..=504)),
             _ => false,
         }
@@ -135,23 +121,6 @@ impl Outcome {
             400..=499 => Outcome::Http4xx,
             _ => Outcome::Ok,
         }
-    }
-}
-
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Outcome {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        Outcome::ALL
-            .iter()
-            .copied()
-            .find(|o| o.as_str() == s)
-            .ok_or_else(|| format!("unknown outcome {s:?}"))
     }
 }
 
@@ -174,6 +143,7 @@ mod tests {
             DnsFailure,
             TlsFailure,
             ConnectTimeout,
+            ConnectionReset,
             Http5xx,
             ReadTimeout,
             Http4xx,
@@ -199,5 +169,45 @@ mod tests {
         assert!(!Outcome::Http5xx.is_line_fault(Some(500)));
         assert!(!Outcome::Http4xx.is_line_fault(Some(404)));
         assert!(Outcome::ConnectRefused.is_line_fault(None));
+    }
+
+    #[test]
+    fn read_side_failures_are_line_faults_with_their_own_names() {
+        for (o, name) in [
+            (Outcome::ReadTimeout, "read_timeout"),
+            (Outcome::ConnectionReset, "connection_reset"),
+            (Outcome::Truncated, "truncated"),
+        ] {
+            assert!(o.is_line_fault(None), "{o}");
+            assert_eq!(o.as_str(), name);
+            assert!(o.failure_weight() > Outcome::Http4xx.failure_weight());
+        }
+        for o in [
+            Outcome::Ok,
+            Outcome::Http4xx,
+            Outcome::LocalNetwork,
+            Outcome::Cancelled,
+        ] {
+            assert!(!o.is_line_fault(None), "{o}");
+        }
+    }
+
+    #[test]
+    fn the_design_vocabulary_keeps_its_names() {
+        let names: Vec<&str> = Outcome::ALL.iter().map(|o| o.as_str()).collect();
+        for n in [
+            "ok",
+            "http_4xx",
+            "http_5xx",
+            "connect_timeout",
+            "connect_refused",
+            "dns_failure",
+            "tls_failure",
+            "read_timeout",
+            "local_network",
+            "cancelled",
+        ] {
+            assert!(names.contains(&n), "{n}");
+        }
     }
 }

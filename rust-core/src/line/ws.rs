@@ -12,44 +12,29 @@
 //! - `ws_first_message`: informational only (trace).
 
 use super::outcome::Outcome;
-use std::str::FromStr;
 
-/// Why a WebSocket closed, as far as the app knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CloseCause {
-    /// The server or the path closed it (the default).
-    #[default]
-    Remote,
-    /// The device's default network changed.
-    NetworkChanged,
-    /// The app went to the background (the OS or the app closed it).
-    Background,
-    /// The app closed it itself.
-    Local,
-}
-
-impl CloseCause {
-    /// `remote`, `network_changed`, `background` or `local`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CloseCause::Remote => "remote",
-            CloseCause::NetworkChanged => "network_changed",
-            CloseCause::Background => "background",
-            CloseCause::Local => "local",
-        }
+crate::wire_enum! {
+    /// Why a WebSocket closed, as far as the app knows. Only `remote` drops can count
+    /// against a line.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum CloseCause: "close_cause" {
+        /// The server or the path ended it (the default).
+        Remote = "remote",
+        /// The default network changed since the socket last heard from its server.
+        NetworkChanged = "network_changed",
+        /// The app was in the background (or went there since the socket last heard from
+        /// its server).
+        Background = "background",
+        /// The app closed or cancelled it.
+        Local = "local",
     }
 }
 
-impl FromStr for CloseCause {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "remote" => Ok(CloseCause::Remote),
-            "network_changed" => Ok(CloseCause::NetworkChanged),
-            "background" => Ok(CloseCause::Background),
-            "local" => Ok(CloseCause::Local),
-            other => Err(format!("unknown close cause {other:?}")),
-        }
+// `wire_enum!` variants take only docs, so the default cannot be a `#[default]` attribute.
+#[allow(clippy::derivable_impls)]
+impl Default for CloseCause {
+    fn default() -> Self {
+        CloseCause::Remote
     }
 }
 

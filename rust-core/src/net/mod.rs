@@ -21,49 +21,26 @@
 //! - **No network** — handle 0 means there is no default network.
 
 use std::fmt;
-use std::str::FromStr;
 
-/// The Private DNS mode reported by Android (`LinkProperties.isPrivateDnsActive` /
-/// `getPrivateDnsServerName`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum PrivateDnsMode {
-    /// Off.
-    #[default]
-    Off,
-    /// Automatic: DNS-over-TLS when the network's resolver supports it.
-    Opportunistic,
-    /// A named DNS-over-TLS resolver is required.
-    Strict,
-}
-
-impl PrivateDnsMode {
-    /// `off`, `opportunistic` or `strict`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PrivateDnsMode::Off => "off",
-            PrivateDnsMode::Opportunistic => "opportunistic",
-            PrivateDnsMode::Strict => "strict",
-        }
+crate::wire_enum! {
+    /// The Private DNS mode reported by Android (`LinkProperties.isPrivateDnsActive` /
+    /// `getPrivateDnsServerName`).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum PrivateDnsMode: "private_dns" {
+        /// Private DNS off.
+        Off = "off",
+        /// Automatic: DNS-over-TLS when the network's resolver supports it.
+        Opportunistic = "opportunistic",
+        /// A named DNS-over-TLS resolver is required; HTTPDNS must not bypass it.
+        Strict = "strict",
     }
 }
 
-impl FromStr for PrivateDnsMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "off" => Ok(PrivateDnsMode::Off),
-            "opportunistic" => Ok(PrivateDnsMode::Opportunistic),
-            "strict" => Ok(PrivateDnsMode::Strict),
-            other => Err(format!(
-                "unknown private_dns mode {other:?} (expected off, opportunistic or strict)"
-            )),
-        }
-    }
-}
-
-impl fmt::Display for PrivateDnsMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+// `wire_enum!` variants take only docs, so the default cannot be a `#[default]` attribute.
+#[allow(clippy::derivable_impls)]
+impl Default for PrivateDnsMode {
+    fn default() -> Self {
+        PrivateDnsMode::Off
     }
 }
 

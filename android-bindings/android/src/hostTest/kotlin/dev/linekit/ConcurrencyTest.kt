@@ -1,5 +1,6 @@
 package dev.linekit
 
+import org.junit.jupiter.api.Test
 import okhttp3.OkHttpClient
 import okhttp3.Request
 import org.junit.jupiter.api.AfterEach
@@ -27,12 +28,12 @@ class ConcurrencyTest {
         b.close()
     }
 
-    @BothPaths
-    fun `per-call timings belong to their call and totals match`(fastPath: Boolean) {
+    @Test
+    fun `per-call timings belong to their call and totals match`() {
         val attempts = ConcurrentLinkedQueue<Pair<String, Attempt>>()
         val kit = LineKit.Builder()
             .configJson(spotConfig(a, b, maxRetries = 1))
-            .fastPath(fastPath)
+            
             .onAttempt { attempts.add(Thread.currentThread().name to it) }
             .build()
         val client = OkHttpClient.Builder()

@@ -129,8 +129,8 @@ class HttpDnsTest {
         origin.close()
     }
 
-    private fun build(fastPath: Boolean, config: String = httpDnsConfig(dns)): LineKit =
-        LineKit.Builder().configJson(config).fastPath(fastPath).build().also {
+    private fun build(config: String = httpDnsConfig(dns)): LineKit =
+        LineKit.Builder().configJson(config).build().also {
             // HTTPDNS is used only on a validated network without VPN/proxy/strict Private DNS.
             it.onNetworkChanged(1, validated = true)
         }
@@ -144,9 +144,9 @@ class HttpDnsTest {
         client.connectionPool.evictAll()
     }
 
-    @BothPaths
-    fun `first lookup falls back to the delegate, later ones use the core's answer`(fastPath: Boolean) {
-        build(fastPath).use { kit ->
+    @Test
+    fun `first lookup falls back to the delegate, later ones use the core's answer`() {
+        build().use { kit ->
             val delegate = CountingDns()
             val client = OkHttpClient.Builder().lineKit(kit, delegate).build()
             get(client, "api.linekit.test")
@@ -164,9 +164,9 @@ class HttpDnsTest {
         }
     }
 
-    @BothPaths
-    fun `blank names are rejected and an empty delegate answer is an error`(fastPath: Boolean) {
-        build(fastPath).use { kit ->
+    @Test
+    fun `blank names are rejected and an empty delegate answer is an error`() {
+        build().use { kit ->
             val empty = Dns { emptyList() }
             assertThrows(UnknownHostException::class.java) { kit.dns(empty).lookup("") }
             assertThrows(UnknownHostException::class.java) { kit.dns(empty).lookup("  ") }
@@ -174,9 +174,9 @@ class HttpDnsTest {
         }
     }
 
-    @BothPaths
-    fun `HTTPDNS is bypassed behind a VPN`(fastPath: Boolean) {
-        build(fastPath).use { kit ->
+    @Test
+    fun `HTTPDNS is bypassed behind a VPN`() {
+        build().use { kit ->
             val delegate = CountingDns()
             kit.dns(delegate).lookup("api.linekit.test")
             assertTrue(eventually { kit.state().contains("\"host\":\"api.linekit.test\"") })
@@ -186,10 +186,10 @@ class HttpDnsTest {
         }
     }
 
-    @BothPaths
-    fun `a hanging HTTPDNS endpoint never delays a business request`(fastPath: Boolean) {
+    @Test
+    fun `a hanging HTTPDNS endpoint never delays a business request`() {
         dns.stall = true
-        build(fastPath, httpDnsConfig(dns, timeoutMs = 400)).use { kit ->
+        build(httpDnsConfig(dns, timeoutMs = 400)).use { kit ->
             val delegate = CountingDns()
             val client = OkHttpClient.Builder().lineKit(kit, delegate).build()
             val started = System.nanoTime()
@@ -207,11 +207,11 @@ class HttpDnsTest {
         }
     }
 
-    @BothPaths
-    fun `a refused address is quarantined and ordered out of the next lookup`(fastPath: Boolean) {
+    @Test
+    fun `a refused address is quarantined and ordered out of the next lookup`() {
         // 127.0.0.2 is loopback too, but nothing listens there: connects are refused.
         dns.ips = listOf("127.0.0.2", "127.0.0.1")
-        build(fastPath).use { kit ->
+        build().use { kit ->
             val delegate = CountingDns()
             val client = OkHttpClient.Builder().lineKit(kit, delegate).build()
             kit.dns(delegate).lookup("api.linekit.test")
@@ -225,13 +225,13 @@ class HttpDnsTest {
 
     @Test
     fun `connect failures map to quarantine kinds`() {
-        val e = LineKitEventListener
-        assertEquals(ConnectFailureKind.REFUSED, e.connectFailureOf(false, ConnectException("x")))
-        assertEquals(ConnectFailureKind.NO_ROUTE, e.connectFailureOf(false, NoRouteToHostException("x")))
-        assertEquals(ConnectFailureKind.TIMEOUT, e.connectFailureOf(false, SocketTimeoutException("x")))
-        assertEquals(ConnectFailureKind.TLS, e.connectFailureOf(false, SSLHandshakeException("x")))
-        assertEquals(ConnectFailureKind.CANCELLED_RACE, e.connectFailureOf(true, ConnectException("x")))
-        assertNull(e.connectFailureOf(false, IOException("x")))
+        val e = FailureClassifier
+        assertEquals(ConnectFailureKind.REFUSED, e.connectFailure(ConnectException("x"), false))
+        assertEquals(ConnectFailureKind.NO_ROUTE, e.connectFailure(NoRouteToHostException("x"), false))
+        assertEquals(ConnectFailureKind.TIMEOUT, e.connectFailure(SocketTimeoutException("x"), false))
+        assertEquals(ConnectFailureKind.TLS, e.connectFailure(SSLHandshakeException("x"), false))
+        assertEquals(ConnectFailureKind.CANCELLED_RACE, e.connectFailure(ConnectException("x"), true))
+        assertNull(e.connectFailure(java.net.UnknownHostException("x"), false))
     }
 
     @Test
@@ -242,29 +242,6 @@ class HttpDnsTest {
         assertTrue(list.all { it.hostName == "h.test" })
         assertNull(JniResolver.unpack("h.test", ByteArray(0)))
         assertThrows(IllegalStateException::class.java) { JniResolver.unpack("h.test", byteArrayOf(4, 1, 2)) }
-    }
-
-    @Test
-    fun `lookup through JNI is faster than through UniFFI`() {
-        dns.ips = listOf("127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4")
-        val medians = listOf(true, false).associateWith { fast ->
-            build(fast).use { kit ->
-                val d = kit.dns(CountingDns())
-                d.lookup("api.linekit.test")
-                assertTrue(eventually { kit.state().contains("\"host\":\"api.linekit.test\"") })
-                val samples = LongArray(20_000)
-                repeat(20_000) { d.lookup("api.linekit.test") } // warm-up
-                for (i in samples.indices) {
-                    val t = System.nanoTime()
-                    d.lookup("api.linekit.test")
-                    samples[i] = System.nanoTime() - t
-                }
-                samples.sort()
-                samples[samples.size / 2]
-            }
-        }
-        println("LineKitDns.lookup (4 addresses) median: JNI ${medians[true]} ns, UniFFI ${medians[false]} ns")
-        assertTrue(medians[true]!! < medians[false]!!, medians.toString())
     }
 
     @Test

@@ -1,6 +1,6 @@
 package dev.linekit
 
-import dev.linekit.internal.JniRouter
+import dev.linekit.internal.Router
 import okhttp3.OkHttpClient
 import okhttp3.Request
 import org.junit.jupiter.api.AfterEach
@@ -48,7 +48,7 @@ class LineKitApiTest {
     @Test
     fun `state is JSON with pools and the network`() {
         LineKit.Builder().configJson(spotConfig(a, b)).build().use { kit ->
-            kit.onNetworkChanged(7, validated = true, vpn = true, privateDns = LineKit.PrivateDnsMode.STRICT, transport = "wifi")
+            kit.onNetworkChanged(7, validated = true, vpn = true, privateDns = PrivateDnsMode.STRICT, transport = "wifi")
             kit.setDowngrade(true)
             val state = kit.state()
             assertTrue(state.contains("\"spot/http\""), state)
@@ -97,55 +97,82 @@ class LineKitApiTest {
     }
 
     @Test
-    fun `exceptions map to outcomes`() {
-        val call = OkHttpClient().newCall(Request.Builder().url("http://x.test/").build())
-        fun kind(e: IOException, connected: Boolean = false) = LineKitEventListener.classify(call, e, connected)
+    fun `one classifier names every failure, before and after the request was sent`() {
+        fun kind(e: Throwable, connected: Boolean? = false, cancelled: Boolean = false) =
+            FailureClassifier.classify(e, cancelled, connected)
         assertEquals(AttemptOutcome.DNS_FAILURE, kind(UnknownHostException("x")))
         assertEquals(AttemptOutcome.TLS_FAILURE, kind(SSLHandshakeException("x")))
         assertEquals(AttemptOutcome.CONNECT_REFUSED, kind(ConnectException("x")))
         assertEquals(AttemptOutcome.CONNECT_REFUSED, kind(NoRouteToHostException("x")))
+        assertEquals(AttemptOutcome.CONNECT_REFUSED, kind(java.net.SocketException("Connection reset")))
         assertEquals(AttemptOutcome.CONNECT_TIMEOUT, kind(SocketTimeoutException("x")))
-        assertEquals(AttemptOutcome.READ_TIMEOUT, kind(SocketTimeoutException("x"), connected = true))
-        assertEquals(AttemptOutcome.CANCELLED, kind(java.io.InterruptedIOException("timeout")))
-        call.cancel()
-        assertEquals(AttemptOutcome.CANCELLED, kind(ConnectException("x")))
+        assertEquals(AttemptOutcome.READ_TIMEOUT, kind(SocketTimeoutException("timeout"), connected = true))
+        assertEquals(AttemptOutcome.CONNECTION_RESET, kind(java.net.SocketException("Connection reset"), connected = true))
+        assertEquals(AttemptOutcome.CONNECTION_RESET, kind(IOException("broken pipe"), connected = true))
+        assertEquals(AttemptOutcome.TRUNCATED, kind(java.net.ProtocolException("unexpected end of stream"), connected = true))
+        assertEquals(
+            AttemptOutcome.TRUNCATED,
+            kind(IOException("unexpected end of stream on http://x/...", java.io.EOFException("\\n not found")), connected = true),
+        )
+        assertEquals(AttemptOutcome.TRUNCATED, kind(java.io.EOFException("x"), connected = true))
+        // Without a known phase (WebSockets) the exception alone decides.
+        assertEquals(AttemptOutcome.CONNECT_TIMEOUT, kind(SocketTimeoutException("Connect timed out"), connected = null))
+        assertEquals(AttemptOutcome.READ_TIMEOUT, kind(SocketTimeoutException("timeout"), connected = null))
+        assertEquals(AttemptOutcome.CANCELLED, kind(java.io.InterruptedIOException("timeout"), connected = true))
+        assertEquals(AttemptOutcome.CANCELLED, kind(ConnectException("x"), cancelled = true))
     }
 
     @Test
-    fun `outcome codes and line faults follow the core`() {
-        assertEquals(0, AttemptOutcome.OK.code)
-        assertEquals(4, AttemptOutcome.CONNECT_REFUSED.code)
-        assertEquals(9, AttemptOutcome.CANCELLED.code)
-        assertTrue(AttemptOutcome.HTTP_5XX.isLineFault(503))
-        assertFalse(AttemptOutcome.HTTP_5XX.isLineFault(500))
-        assertFalse(AttemptOutcome.HTTP_4XX.isLineFault(404))
-        assertFalse(AttemptOutcome.READ_TIMEOUT.isLineFault(null))
+    fun `every generated enum matches the loaded library, variant by variant and in code order`() {
+        val native = dev.linekit.internal.NativeFast.vocabulary().lines().filter { it.isNotEmpty() }
+            .map { it.split('\t') }
+            .groupBy({ it[0] }, { it[2] })
+        val kotlin = mapOf(
+            "outcome" to AttemptOutcome.entries.map { it.wireName to it.code },
+            "reason" to RouteReason.entries.map { it.wireName to it.code },
+            "close_cause" to WsDropCause.entries.map { it.wireName to it.code },
+            "private_dns" to PrivateDnsMode.entries.map { it.wireName to it.code },
+            "connect_error" to dev.linekit.internal.ConnectFailureKind.entries.map { it.wireName to it.code },
+        )
+        assertEquals(native.keys, kotlin.keys, "every vocabulary that crosses into Kotlin is checked")
+        for ((kind, entries) in kotlin) {
+            assertEquals(native[kind], entries.map { it.first }, "$kind: names in code order")
+            assertEquals(entries.indices.toList(), entries.map { it.second }, "$kind: codes are positions")
+        }
+        // The replay vocabulary keeps its names and gains the read-side kinds.
+        for (name in listOf("ok", "http_4xx", "http_5xx", "connect_timeout", "connect_refused", "dns_failure",
+            "tls_failure", "read_timeout", "connection_reset", "truncated", "local_network", "cancelled")) {
+            assertTrue(AttemptOutcome.fromWireName(name) != null, name)
+        }
     }
 
     @Test
-    fun `fast path decisions unpack`() {
-        val d = JniRouter.unpack("sticky\nali\nspot\nX-Deployment-Version\n1\nhttp://h:1/p?q=1")
-        assertEquals(listOf("sticky", "ali", "spot", "http://h:1/p?q=1"), listOf(d.reason, d.line, d.biz, d.url))
+    fun `route answers unpack`() {
+        val sticky = RouteReason.STICKY.code
+        val d = Router.unpack("$sticky\n2\n4096\nali\nspot\nX-Deployment-Version\n1\nhttp://h:1/p?q=1")
+        assertEquals(listOf<Any?>(RouteReason.STICKY, "ali", "spot", "http://h:1/p?q=1"), listOf(d.reason, d.line, d.biz, d.url))
+        assertEquals(2, d.maxRetries)
+        assertEquals(4096L, d.bufferBodyMaxBytes)
         assertTrue(d.versionMismatch)
         assertEquals("X-Deployment-Version", d.versionHeader)
-        val u = JniRouter.unpack("unmanaged\n\n\n\n\nhttp://x/")
+        val u = Router.unpack("${RouteReason.UNMANAGED.code}\n1\n0\n\n\n\n\nhttp://x/")
         assertNull(u.line)
         assertNull(u.biz)
         assertFalse(u.versionMismatch)
         assertNull(u.versionHeader)
-        assertThrows(IllegalStateException::class.java) { JniRouter.unpack("sticky\nali\nspot\nhttp://h:1/p") }
-        assertThrows(IllegalStateException::class.java) { JniRouter.unpack("garbage") }
+        assertThrows(IllegalStateException::class.java) { Router.unpack("$sticky\n2\n4096\nali\nspot\nhttp://h:1/p") }
+        assertThrows(IllegalStateException::class.java) { Router.unpack("garbage") }
     }
 
     @Test
-    fun `route answers through both paths, with the ws pool for WebSocket handshakes`() {
+    fun `route answers, with the ws pool for WebSocket handshakes`() {
         val config = """
             {"version":1,"allow_cleartext":true,"biz_lines":{"spot":{"match":["api.linekit.test"],
              "http":[{"id":"h1","url":"${a.origin}"},{"id":"h2","url":"${b.origin}"}],
              "ws":[{"id":"w1","url":"ws://127.0.0.1:${b.port}"}]}}}
         """.trimIndent()
-        for (fast in listOf(true, false)) {
-            LineKit.Builder().configJson(config).fastPath(fast).build().use { kit ->
+        run {
+            LineKit.Builder().configJson(config).build().use { kit ->
                 val http = kit.route("http://api.linekit.test/a?b=1", "GET")
                 assertEquals("h1", http.line)
                 assertEquals("spot", http.biz)
@@ -154,7 +181,9 @@ class LineKitApiTest {
                 val ws = kit.route("https://api.linekit.test/stream", webSocket = true)
                 assertEquals("w1", ws.line)
                 assertEquals("${b.origin}/stream", LineKitInterceptor.httpUrlOf(ws.url).toString())
-                assertEquals("unmanaged", kit.route("http://other.test/").reason)
+                assertEquals(RouteReason.UNMANAGED, kit.route("http://other.test/").reason)
+                // Header values are read by the core's rule: the first X-Line-Biz wins.
+                assertEquals("spot", kit.route("http://other.test/", biz = "spot").biz)
                 kit.close()
                 assertThrows(dev.linekit.ffi.LineKitException.Closed::class.java) { kit.route("http://api.linekit.test/") }
             }
@@ -163,9 +192,9 @@ class LineKitApiTest {
 
     @Test
     fun `closing while threads route never touches a freed engine`() {
-        for (fast in listOf(true, false)) {
+        run {
             repeat(20) {
-                val kit = LineKit.Builder().configJson(spotConfig(a, b)).fastPath(fast).build()
+                val kit = LineKit.Builder().configJson(spotConfig(a, b)).build()
                 val start = java.util.concurrent.CountDownLatch(1)
                 val routed = java.util.concurrent.atomic.AtomicInteger()
                 val workers = (0 until 4).map {
@@ -193,7 +222,7 @@ class LineKitApiTest {
     @Test
     fun `fast-path misuse raises Java exceptions instead of crashing`() {
         val e = assertThrows(IllegalArgumentException::class.java) {
-            dev.linekit.internal.NativeFast.route(0L, "http://x.test/", "GET", null, false, null, false, null)
+            dev.linekit.internal.NativeFast.route(0L, "http://x.test/", "GET", null, false, null)
         }
         assertTrue(e.message!!.contains("null native handle"), e.message)
         assertThrows(IllegalArgumentException::class.java) {

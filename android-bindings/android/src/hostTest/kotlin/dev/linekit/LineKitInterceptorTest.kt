@@ -1,5 +1,6 @@
 package dev.linekit
 
+import org.junit.jupiter.api.Test
 import okhttp3.Headers.Companion.headersOf
 import okhttp3.MediaType.Companion.toMediaType
 import okhttp3.OkHttpClient
@@ -17,7 +18,7 @@ import java.net.ConnectException
 import java.util.concurrent.ConcurrentLinkedQueue
 import java.util.concurrent.TimeUnit
 
-/** The interceptor against local servers, through the real liblinekit.so (JNI and UniFFI). */
+/** The interceptor against local servers, through the real liblinekit.so. */
 class LineKitInterceptorTest {
     private val a = LineServer("a")
     private val b = LineServer("b")
@@ -25,10 +26,10 @@ class LineKitInterceptorTest {
     private val attempts = ConcurrentLinkedQueue<Attempt>()
     private val opened = mutableListOf<AutoCloseable>()
 
-    private fun kit(fastPath: Boolean, config: String = spotConfig(a, b)): LineKit =
+    private fun kit(config: String = spotConfig(a, b)): LineKit =
         LineKit.Builder()
             .configJson(config)
-            .fastPath(fastPath)
+            
             .onAttempt { attempts.add(it) }
             .build()
             .also { opened.add(it) }
@@ -41,26 +42,25 @@ class LineKitInterceptorTest {
         listOf(a, b, direct).forEach { it.close() }
     }
 
-    @BothPaths
-    fun `a converged host gets the unified line and its path prefix`(fastPath: Boolean) {
+    @Test
+    fun `a converged host gets the unified line and its path prefix`() {
         val config = """
             {"version":1,"allow_cleartext":true,
              "biz_lines":{"cdn":{"http":[{"id":"a","url":"${a.origin}"}]}},
              "merge_hosts":[{"host":"image.linekit.test","biz":"cdn","path_prefix":"/image","rate":1.0}]}
         """.trimIndent()
-        val client = client(kit(fastPath, config))
+        val client = client(kit(config))
         val request = Request.Builder().url("http://image.linekit.test/a%2Fb/c.png?w=1&q=a+b").build()
         client.newCall(request).execute().use { response ->
             assertEquals(200, response.code)
-            assertEquals("merged", response.request.tag(RouteTag::class)!!.reason)
+            assertEquals(RouteReason.MERGED, response.request.tag(RouteTag::class)!!.reason)
         }
         assertEquals("/image/a%2Fb/c.png?w=1&q=a+b", a.received.last().target)
     }
 
-    @BothPaths
-    fun `rewritten requests keep path, query, method, body and headers byte for byte`(fastPath: Boolean) {
-        val kit = kit(fastPath)
-        assertEquals(fastPath, kit.usesFastPath)
+    @Test
+    fun `rewritten requests keep path, query, method, body and headers byte for byte`() {
+        val kit = kit()
         val client = client(kit)
         val target = "/v1/orders/a%2Fb;m=1/%E2%9C%93?q=a%20b&x=%E2%9C%93&empty=&dup=1&dup=2&plus=a+b"
         val body = ByteArray(256) { it.toByte() }
@@ -96,16 +96,32 @@ class LineKitInterceptorTest {
         assertTrue(b.received.isEmpty())
     }
 
-    @BothPaths
-    fun `keep original host header leaves the request alone`(fastPath: Boolean) {
-        val client = client(kit(fastPath))
+    @Test
+    fun `private headers follow the core's rule - the first occurrence wins`() {
+        val client = client(kit())
+        val request = Request.Builder()
+            .url("http://localhost:${direct.port}/biz")
+            .addHeader("x-line-biz", "spot")
+            .addHeader(LineHeaders.BIZ, "nope")
+            .addHeader(LineHeaders.KEEP_ORIGINAL_HOST, "false")
+            .build()
+        client.newCall(request).execute().use { response ->
+            assertEquals("a", response.body.string())
+            assertEquals("spot", response.request.tag(RouteTag::class)!!.biz)
+        }
+        assertTrue(direct.received.isEmpty())
+    }
+
+    @Test
+    fun `keep original host header leaves the request alone`() {
+        val client = client(kit())
         val request = Request.Builder()
             .url("http://localhost:${direct.port}/pay?id=1")
             .header(LineHeaders.KEEP_ORIGINAL_HOST, "true")
             .build()
         client.newCall(request).execute().use { response ->
             assertEquals("direct", response.body.string())
-            assertEquals("keep_original", response.request.tag(RouteTag::class)?.reason)
+            assertEquals(RouteReason.KEEP_ORIGINAL, response.request.tag(RouteTag::class)?.reason)
             assertEquals("localhost", response.request.url.host)
         }
         // Without the header the same managed host goes to the line.
@@ -115,9 +131,9 @@ class LineKitInterceptorTest {
         assertEquals("/pay?id=1", direct.received.single().target)
     }
 
-    @BothPaths
-    fun `fixed host header pins the request`(fastPath: Boolean) {
-        val client = client(kit(fastPath))
+    @Test
+    fun `fixed host header pins the request`() {
+        val client = client(kit())
         val request = Request.Builder()
             .url("http://api.linekit.test/quote?s=BTC")
             .header(LineHeaders.FIXED_HOST, direct.origin)
@@ -125,30 +141,30 @@ class LineKitInterceptorTest {
         client.newCall(request).execute().use { response ->
             assertEquals("direct", response.body.string())
             val tag = response.request.tag(RouteTag::class)!!
-            assertEquals("fixed_host", tag.reason)
+            assertEquals(RouteReason.FIXED_HOST, tag.reason)
             assertNull(tag.line)
         }
         assertEquals("/quote?s=BTC", direct.received.single().target)
     }
 
-    @BothPaths
-    fun `an invalid fixed host leaves the request unchanged`(fastPath: Boolean) {
-        val client = client(kit(fastPath))
+    @Test
+    fun `an invalid fixed host leaves the request unchanged`() {
+        val client = client(kit())
         for (bad in listOf("not a url", "ftp://x.test", "http://127.0.0.1:0", "http://h.test/with/path")) {
             val url = "http://localhost:${direct.port}/x?bad=1"
             val request = Request.Builder().url(url).header(LineHeaders.FIXED_HOST, bad).build()
             client.newCall(request).execute().use { response ->
                 assertEquals("direct", response.body.string(), bad)
-                assertEquals("fixed_host_invalid", response.request.tag(RouteTag::class)?.reason, bad)
+                assertEquals(RouteReason.FIXED_HOST_INVALID, response.request.tag(RouteTag::class)?.reason, bad)
                 assertEquals(url, response.request.url.toString())
             }
         }
         assertEquals(4, direct.received.size)
     }
 
-    @BothPaths
-    fun `primary shut down - 100 GETs succeed via the second line and traffic stays there`(fastPath: Boolean) {
-        val client = client(kit(fastPath))
+    @Test
+    fun `primary shut down - 100 GETs succeed via the second line and traffic stays there`() {
+        val client = client(kit())
         a.close()
         repeat(100) { i ->
             client.newCall(Request.Builder().url("http://api.linekit.test/t?i=$i").build()).execute().use {
@@ -167,9 +183,9 @@ class LineKitInterceptorTest {
         assertTrue(list.drop(2).all { it.route.attempt == 0 }, "later calls start on b")
     }
 
-    @BothPaths
-    fun `a POST without an idempotency key is not replayed, one with a key succeeds on the second line`(fastPath: Boolean) {
-        val client = client(kit(fastPath))
+    @Test
+    fun `a POST without an idempotency key is not replayed, one with a key succeeds on the second line`() {
+        val client = client(kit())
         a.close()
         val json = "application/json".toMediaType()
         val plain = Request.Builder().url("http://api.linekit.test/order").post("""{"n":1}""".toRequestBody(json)).build()
@@ -191,9 +207,9 @@ class LineKitInterceptorTest {
         assertEquals(listOf("""{"n":2}""", """{"n":2}"""), b.received.map { it.body!!.utf8() })
     }
 
-    @BothPaths
-    fun `a keyed POST is retried on the next line when the first attempt is refused`(fastPath: Boolean) {
-        val client = client(kit(fastPath))
+    @Test
+    fun `a keyed POST is retried on the next line when the first attempt is refused`() {
+        val client = client(kit())
         a.close()
         val keyed = Request.Builder()
             .url("http://api.linekit.test/order")
@@ -205,9 +221,9 @@ class LineKitInterceptorTest {
         assertEquals(1, b.received.size)
     }
 
-    @BothPaths
-    fun `503 from the primary moves traffic`(fastPath: Boolean) {
-        val client = client(kit(fastPath))
+    @Test
+    fun `503 from the primary moves traffic`() {
+        val client = client(kit())
         a.status = 503
         repeat(10) {
             client.newCall(Request.Builder().url("http://api.linekit.test/x").build()).execute().use {
@@ -221,9 +237,9 @@ class LineKitInterceptorTest {
         assertEquals(503, attempts.first().status)
     }
 
-    @BothPaths
-    fun `404 from the primary does not move traffic`(fastPath: Boolean) {
-        val client = client(kit(fastPath))
+    @Test
+    fun `404 from the primary does not move traffic`() {
+        val client = client(kit())
         a.status = 404
         repeat(10) {
             client.newCall(Request.Builder().url("http://api.linekit.test/missing").build()).execute().use {
@@ -235,9 +251,9 @@ class LineKitInterceptorTest {
         assertTrue(attempts.all { it.outcome == AttemptOutcome.HTTP_4XX && it.route.line == "a" })
     }
 
-    @BothPaths
-    fun `500 is an application error and is not retried`(fastPath: Boolean) {
-        val client = client(kit(fastPath))
+    @Test
+    fun `500 is an application error and is not retried`() {
+        val client = client(kit())
         a.status = 500
         client.newCall(Request.Builder().url("http://api.linekit.test/x").build()).execute().use {
             assertEquals(500, it.code)
@@ -245,11 +261,11 @@ class LineKitInterceptorTest {
         assertTrue(b.received.isEmpty())
     }
 
-    @BothPaths
-    fun `retries are bounded by max_retries`(fastPath: Boolean) {
+    @Test
+    fun `retries are bounded by max_retries`() {
         val c = LineServer("c")
         try {
-            val client = client(kit(fastPath, spotConfig(a, b, c, maxRetries = 1)))
+            val client = client(kit(spotConfig(a, b, c, maxRetries = 1)))
             a.status = 503
             b.status = 503
             c.status = 503
@@ -263,9 +279,9 @@ class LineKitInterceptorTest {
         }
     }
 
-    @BothPaths
-    fun `call timeout stops the call without a retry`(fastPath: Boolean) {
-        val client = OkHttpClient.Builder().lineKit(kit(fastPath)).callTimeout(300, TimeUnit.MILLISECONDS).build()
+    @Test
+    fun `call timeout stops the call without a retry`() {
+        val client = OkHttpClient.Builder().lineKit(kit()).callTimeout(300, TimeUnit.MILLISECONDS).build()
         val e = assertThrows(IOException::class.java) {
             client.newCall(Request.Builder().url("http://api.linekit.test/slow?delay=3000").build()).execute()
         }
@@ -275,9 +291,9 @@ class LineKitInterceptorTest {
         assertTrue(b.received.isEmpty())
     }
 
-    @BothPaths
-    fun `a closed engine passes requests through without private headers`(fastPath: Boolean) {
-        val kit = kit(fastPath)
+    @Test
+    fun `a closed engine passes requests through without private headers`() {
+        val kit = kit()
         val client = client(kit)
         kit.close()
         kit.close()

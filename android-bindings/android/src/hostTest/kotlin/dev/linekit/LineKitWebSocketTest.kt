@@ -25,9 +25,9 @@ class LineKitWebSocketTest {
     private val opened = mutableListOf<AutoCloseable>()
     private val reports = LinkedBlockingQueue<WsConnectionReport>()
 
-    private fun kit(fastPath: Boolean, config: String = spotWsConfig(http, listOf(wsA, wsB))): LineKit =
+    private fun kit(config: String = spotWsConfig(http, listOf(wsA, wsB))): LineKit =
         // No transport: probes would take the hand-made servers' held connections.
-        LineKit.Builder().configJson(config).fastPath(fastPath).transport(null).build().also { opened.add(it) }
+        LineKit.Builder().configJson(config).transport(null).build().also { opened.add(it) }
 
     private fun client(kit: LineKit): OkHttpClient = OkHttpClient.Builder().lineKit(kit).build()
 
@@ -67,10 +67,10 @@ class LineKitWebSocketTest {
         wsB.close()
     }
 
-    @BothPaths
-    fun `a line that refuses upgrades is skipped after the first attempt and the reconnect lands on the next line`(fastPath: Boolean) {
+    @Test
+    fun `a line that refuses upgrades is skipped after the first attempt and the reconnect lands on the next line`() {
         wsA.mode = WsMode.REFUSE
-        val kit = kit(fastPath)
+        val kit = kit()
         val scheduler = VirtualScheduler()
         val app = Recorder()
         val socket = sockets(kit).connect(stream, app, ReconnectPolicy(initialDelayMs = 100), scheduler, Random(1))
@@ -102,11 +102,11 @@ class LineKitWebSocketTest {
         assertTrue(socket.send("ping"))
     }
 
-    @BothPaths
-    fun `an upgrade is never retried on another line inside the interceptor`(fastPath: Boolean) {
+    @Test
+    fun `an upgrade is never retried on another line inside the interceptor`() {
         wsA.mode = WsMode.REFUSE
         wsA.refuseStatus = 503 // an HTTP call would be retried on the next line
-        val kit = kit(fastPath, spotWsConfig(http, listOf(wsA, wsB), maxRetries = 2))
+        val kit = kit(spotWsConfig(http, listOf(wsA, wsB), maxRetries = 2))
         sockets(kit).newWebSocket(stream, Recorder())
         val r = nextReport()
         assertEquals(503, r.handshakeStatus)
@@ -114,10 +114,10 @@ class LineKitWebSocketTest {
         assertTrue(wsB.received.isEmpty(), "no second line inside the call")
     }
 
-    @BothPaths
-    fun `an abnormal close right after open demotes the line`(fastPath: Boolean) {
+    @Test
+    fun `an abnormal close right after open demotes the line`() {
         wsA.mode = WsMode.DROP
-        val kit = kit(fastPath)
+        val kit = kit()
         sockets(kit).newWebSocket(stream, Recorder())
         val r = nextReport()
         assertEquals("wa", r.line)
@@ -132,10 +132,10 @@ class LineKitWebSocketTest {
         assertEquals("wb", app.nextOpen().request.tag(RouteTag::class)?.line, "the next socket moves to the next line")
     }
 
-    @BothPaths
-    fun `a 1000 close does not demote the line`(fastPath: Boolean) {
+    @Test
+    fun `a 1000 close does not demote the line`() {
         wsA.mode = WsMode.CLOSE_NORMAL
-        val kit = kit(fastPath)
+        val kit = kit()
         sockets(kit).newWebSocket(stream, Recorder())
         val r = nextReport()
         assertEquals("wa", r.line)
@@ -154,7 +154,7 @@ class LineKitWebSocketTest {
     @Test
     fun `drops in the background or after a network change do not demote the line`() {
         wsA.mode = WsMode.UPGRADE
-        val kit = kit(true)
+        val kit = kit()
         kit.onNetworkChanged(100, validated = true)
         val factory = sockets(kit)
 
@@ -193,7 +193,7 @@ class LineKitWebSocketTest {
     @Test
     fun `a socket that heard from its server after a network change is blamed for a later drop`() {
         wsA.mode = WsMode.HOLD
-        val kit = kit(true)
+        val kit = kit()
         kit.onNetworkChanged(100, validated = true)
         val app = Recorder()
         sockets(kit).newWebSocket(stream, app)
@@ -210,7 +210,7 @@ class LineKitWebSocketTest {
 
     @Test
     fun `the app's own close is local and stops reconnecting`() {
-        val kit = kit(true)
+        val kit = kit()
         val scheduler = VirtualScheduler()
         val app = Recorder()
         val socket = sockets(kit).connect(stream, app, ReconnectPolicy(), scheduler, Random(1))
@@ -223,10 +223,10 @@ class LineKitWebSocketTest {
         assertFalse(socket.send("late"))
     }
 
-    @BothPaths
-    fun `http ranking is unaffected by websocket faults and vice versa`(fastPath: Boolean) {
+    @Test
+    fun `http ranking is unaffected by websocket faults and vice versa`() {
         wsA.mode = WsMode.REFUSE
-        val kit = kit(fastPath)
+        val kit = kit()
         val client = client(kit)
         val factory = sockets(kit)
         fun get(): String = client.newCall(Request.Builder().url("http://api.linekit.test/v1").build()).execute()
@@ -253,7 +253,7 @@ class LineKitWebSocketTest {
     fun `back-off grows, is capped, is jittered and resets after a stable period`() {
         wsA.mode = WsMode.REFUSE
         wsB.mode = WsMode.REFUSE
-        val kit = kit(true)
+        val kit = kit()
         val now = AtomicLong(0)
         val factory = sockets(kit) { now.get() }
         val policy = ReconnectPolicy(initialDelayMs = 100, maxDelayMs = 1_000, multiplier = 2.0, jitter = 0.5, stableMs = 60_000)
@@ -301,7 +301,7 @@ class LineKitWebSocketTest {
     fun `it gives up after maxAttempts consecutive reconnects`() {
         wsA.mode = WsMode.REFUSE
         wsB.mode = WsMode.REFUSE
-        val kit = kit(true)
+        val kit = kit()
         val scheduler = VirtualScheduler()
         val socket = sockets(kit).connect(stream, Recorder(), ReconnectPolicy(maxAttempts = 2), scheduler, Random(1))
         nextReport()
@@ -314,9 +314,9 @@ class LineKitWebSocketTest {
         assertEquals(3, socket.connectionCount)
     }
 
-    @BothPaths
-    fun `no private header reaches a server in an upgrade, and a business line without ws lines is left alone`(fastPath: Boolean) {
-        val kit = kit(fastPath, spotWsConfig(http, emptyList()))
+    @Test
+    fun `no private header reaches a server in an upgrade, and a business line without ws lines is left alone`() {
+        val kit = kit(spotWsConfig(http, emptyList()))
         val app = Recorder()
         val request = Request.Builder()
             .url("ws://localhost:${wsA.port}/plain")
@@ -328,7 +328,7 @@ class LineKitWebSocketTest {
         val open = app.nextOpen()
         val tag = open.request.tag(RouteTag::class)!!
         assertNull(tag.line)
-        assertEquals("unmanaged", tag.reason)
+        assertEquals(RouteReason.UNMANAGED, tag.reason)
         val got = wsA.received.single()
         assertEquals("/plain", got.target)
         assertEquals("localhost:${wsA.port}", got.headers["Host"])
@@ -337,7 +337,7 @@ class LineKitWebSocketTest {
         assertNull(nextReportOrNull(), "still open: no report yet")
 
         // Routed upgrades on a ws line lose them too.
-        val kit2 = kit(fastPath)
+        val kit2 = kit()
         val routed = Request.Builder().url("ws://api.linekit.test/s").header(LineHeaders.BIZ, "spot").header("X-LINE-Trace", "2").build()
         val app2 = Recorder()
         sockets(kit2).newWebSocket(routed, app2)
@@ -348,10 +348,10 @@ class LineKitWebSocketTest {
 
     private fun nextReportOrNull(): WsConnectionReport? = reports.poll(100, TimeUnit.MILLISECONDS)
 
-    @BothPaths
-    fun `a bare newWebSocket is routed and its handshake reported by the interceptor`(fastPath: Boolean) {
+    @Test
+    fun `a bare newWebSocket is routed and its handshake reported by the interceptor`() {
         wsA.mode = WsMode.REFUSE
-        val kit = kit(fastPath)
+        val kit = kit()
         val app = Recorder()
         client(kit).newWebSocket(stream, app)
         assertTrue(app.failures.poll(5, TimeUnit.SECONDS) != null)

@@ -4,19 +4,10 @@ import mockwebserver3.Dispatcher
 import mockwebserver3.MockResponse
 import mockwebserver3.MockWebServer
 import mockwebserver3.RecordedRequest
-import org.junit.jupiter.params.ParameterizedTest
-import org.junit.jupiter.params.provider.ValueSource
 import java.net.InetAddress
 import java.util.concurrent.ConcurrentLinkedQueue
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
-
-/** Runs a test through the JNI fast path (`true`) and through UniFFI (`false`). */
-@Target(AnnotationTarget.FUNCTION)
-@Retention(AnnotationRetention.RUNTIME)
-@ParameterizedTest(name = "fastPath={0}")
-@ValueSource(booleans = [true, false])
-annotation class BothPaths
 
 /** Every request any test server received, for the suite-wide private-header check. */
 object AllRecorded {

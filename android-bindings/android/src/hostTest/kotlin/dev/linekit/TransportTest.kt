@@ -79,8 +79,8 @@ class TransportTest {
         return java + native
     }
 
-    @BothPaths
-    fun `detect probes every line with the transport's own client`(fastPath: Boolean) {
+    @Test
+    fun `detect probes every line with the transport's own client`() {
         val intercepted = AtomicInteger()
         val delegate = CountingDns()
         val config = """
@@ -88,7 +88,7 @@ class TransportTest {
              "biz_lines":{"spot":{"match":["api.linekit.test"],
                "http":[{"id":"a","url":"${a.origin}"},{"id":"b","url":"${b.origin}"}]}}}
         """.trimIndent()
-        LineKit.Builder().configJson(config).fastPath(fastPath).build().use { kit ->
+        LineKit.Builder().configJson(config).build().use { kit ->
             // A business client exists, but probes must not touch it.
             OkHttpClient.Builder()
                 .addInterceptor(Interceptor { intercepted.incrementAndGet(); it.proceed(it.request()) })

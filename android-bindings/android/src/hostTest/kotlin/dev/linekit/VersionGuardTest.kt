@@ -7,6 +7,7 @@ import mockwebserver3.RecordedRequest
 import okhttp3.OkHttpClient
 import okhttp3.Request
 import org.junit.jupiter.api.AfterEach
+import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertTrue
@@ -57,8 +58,8 @@ class VersionGuardTest {
     }
 
     /** `old` weighs most, so plain ranking prefers it once every line is known. */
-    private fun kit(policy: String, fastPath: Boolean): LineKit {
-        val lines = listOf(primary to 100, old to 200, same to 100)
+    private fun kit(policy: String): LineKit {
+        val lines = listOf(primary to 150, old to 200, same to 100)
             .joinToString(",") { (l, w) -> """{"id":"${l.name}","url":"${l.origin}","weight":$w}""" }
         val config = """
             {"version":1,"allow_cleartext":true,
@@ -68,7 +69,6 @@ class VersionGuardTest {
         """.trimIndent()
         return LineKit.Builder()
             .configJson(config)
-            .fastPath(fastPath)
             .onVersionMismatch { mismatches.add(it) }
             .build()
             .also { opened.add(it) }
@@ -86,14 +86,14 @@ class VersionGuardTest {
             it.body.string() to it.request.tag(RouteTag::class)!!
         }
 
-    @BothPaths
-    fun `strict skips the older backup while a same-version line is usable, then flags the older one`(fastPath: Boolean) {
-        val kit = kit("strict", fastPath)
+    @Test
+    fun `strict skips the older backup while a same-version line is usable, then flags the older one`() {
+        val kit = kit("strict")
         assertTrue(knowsEveryVersion(kit), kit.state())
         val client = OkHttpClient.Builder().lineKit(kit).build()
 
         val (first, tag) = get(client)
-        assertEquals("primary", first, "the heavier v1 line is skipped")
+        assertEquals("primary", first, "the heavier v1 line is skipped: ${kit.state()}")
         assertFalse(tag.versionMismatch)
 
         primary.status = 503
@@ -109,9 +109,9 @@ class VersionGuardTest {
         assertEquals(listOf("old"), mismatches.map { it.line }.distinct())
     }
 
-    @BothPaths
-    fun `report keeps the ranking's choice and flags it`(fastPath: Boolean) {
-        val kit = kit("report", fastPath)
+    @Test
+    fun `report keeps the ranking's choice and flags it`() {
+        val kit = kit("report")
         assertTrue(knowsEveryVersion(kit), kit.state())
         val client = OkHttpClient.Builder().lineKit(kit).build()
         val (body, tag) = get(client)
@@ -121,9 +121,9 @@ class VersionGuardTest {
         assertEquals("old", mismatches.single().line)
     }
 
-    @BothPaths
-    fun `a fingerprint reported with an attempt replaces the probed one and huge values are cut`(fastPath: Boolean) {
-        val kit = kit("report", fastPath)
+    @Test
+    fun `a fingerprint reported with an attempt replaces the probed one and huge values are cut`() {
+        val kit = kit("report")
         assertTrue(knowsEveryVersion(kit), kit.state())
         old.version = "v9-" + "x".repeat(10_000)
         val client = OkHttpClient.Builder().lineKit(kit).build()

@@ -234,7 +234,7 @@ internal class DiagnosisRunner(private val client: () -> OkHttpClient) {
             val error = if (call.isCanceled() || e is InterruptedIOException && e !is SocketTimeoutException) {
                 "timeout"
             } else {
-                LineKitEventListener.classify(call, e, connected = false).wireName
+                FailureClassifier.classify(e, call.isCanceled(), connected = false).wireName
             }
             ProbeCheck(line.key, null, ms(t0).toULong(), error)
         }

@@ -1,8 +1,11 @@
 package dev.linekit
 
+import okhttp3.Headers
+
 /**
  * The private request headers that steer Linekit. Every header starting with [PREFIX] is
- * removed by [LineKitInterceptor] before the request leaves the device.
+ * removed by [LineKitInterceptor] before the request leaves the device. Their values are
+ * read by the core (one rule: the first occurrence of each header wins), never here.
  */
 object LineHeaders {
     /** Prefix shared by every private header (compared case-insensitively). */
@@ -20,4 +23,24 @@ object LineHeaders {
     /** Whether [name] is a private Linekit header. */
     @JvmStatic
     fun isPrivate(name: String): Boolean = name.regionMatches(0, PREFIX, 0, PREFIX.length, ignoreCase = true)
+
+    /**
+     * The private headers of [headers] in order, as `name\nvalue` pairs joined by `\n` (the
+     * form the core reads), or null when there are none (no allocation then).
+     */
+    internal fun privateOf(headers: Headers): String? {
+        var out: StringBuilder? = null
+        for (i in 0 until headers.size) {
+            val name = headers.name(i)
+            if (!isPrivate(name)) continue
+            val b = out ?: StringBuilder().also { out = it }
+            if (b.isNotEmpty()) b.append('\n')
+            b.append(name).append('\n').append(headers.value(i))
+        }
+        return out?.toString()
+    }
+
+    /** [pairs] in the same form as [privateOf]. */
+    internal fun pack(pairs: List<Pair<String, String>>): String? =
+        if (pairs.isEmpty()) null else pairs.joinToString("\n") { (n, v) -> "$n\n$v" }
 }

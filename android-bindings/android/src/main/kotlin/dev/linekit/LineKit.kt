@@ -1,19 +1,14 @@
 package dev.linekit
 
+import dev.linekit.ffi.HttpTransport
 import dev.linekit.ffi.NativeLineKit
 import dev.linekit.ffi.NetworkInfo
-import dev.linekit.ffi.PrivateDns
-import dev.linekit.ffi.HttpTransport
 import dev.linekit.ffi.TraceSink
 import dev.linekit.internal.JniResolver
-import dev.linekit.internal.JniRouter
 import dev.linekit.internal.NativeHandle
 import dev.linekit.internal.Resolver
 import dev.linekit.internal.Router
-import dev.linekit.internal.UniffiResolver
-import dev.linekit.internal.UniffiRouter
 import java.io.File
-import java.util.concurrent.atomic.AtomicBoolean
 
 /** Errors raised by the native engine (`InvalidConfig`, `Seal`, `Closed`, ...). */
 typealias LineKitException = dev.linekit.ffi.LineKitException
@@ -32,13 +27,13 @@ typealias LineKitTransport = dev.linekit.ffi.HttpTransport
  * `OkHttpClient.Builder().lineKit(lineKit)`.
  *
  * Control-plane calls ([updateConfig], [onNetworkChanged], [state]) go through the
- * generated UniFFI bindings; the per-request calls ([LineKitInterceptor]) go through a
- * direct JNI path unless [Builder.fastPath] is off. Thread-safe. Close it when done:
- * afterwards requests pass through unchanged (private headers still removed).
+ * generated UniFFI bindings; the per-request and per-connection calls
+ * ([LineKitInterceptor], [LineKitDns], [LineKitEventListener]) go through the direct JNI
+ * path, the only one for them. Thread-safe. Close it when done: afterwards requests pass
+ * through unchanged (private headers still removed).
  */
 class LineKit private constructor(
     private val native: NativeLineKit,
-    fastPath: Boolean,
     internal val attemptObserver: ((Attempt) -> Unit)?,
     private val ownedTransport: AutoCloseable?,
     internal val versionMismatchListener: ((RouteTag) -> Unit)? = null,
@@ -46,28 +41,34 @@ class LineKit private constructor(
 ) : AutoCloseable {
     private val diagnosisClient = DiagnosisClient(transport)
     private val diagnosis = DiagnosisRunner(diagnosisClient::get)
-    private val handle: NativeHandle? = if (fastPath) NativeHandle(native.nativeHandle().toLong()) else null
-    private val closed = AtomicBoolean(false)
+    /**
+     * The engine's explicit open/closed state: every call into the engine enters it, and
+     * the last one out after [close] frees the native objects.
+     */
+    private val handle = NativeHandle(native.nativeHandle().toLong()) { native.close() }
 
-    /** The per-request door into the engine (JNI or UniFFI). */
-    internal val router: Router = if (handle != null) JniRouter(handle) else UniffiRouter(native)
+    /** The per-request door into the engine. */
+    internal val router: Router = Router(handle)
 
-    /** The per-connection DNS door into the engine (JNI or UniFFI). */
-    internal val resolver: Resolver = if (handle != null) JniResolver(handle) else UniffiResolver(native)
+    /** The per-connection DNS door into the engine. */
+    internal val resolver: Resolver = JniResolver(handle)
 
     /** The built-in addresses [LineKitDns] falls back to when the system resolver fails too. */
-    internal val bootstrap = dev.linekit.internal.BootstrapFallback(native)
+    internal val bootstrap = dev.linekit.internal.BootstrapFallback(native, handle)
 
-    /** Whether per-request calls use the JNI fast path. */
-    val usesFastPath: Boolean get() = handle != null
+    private val closing = java.util.concurrent.atomic.AtomicBoolean(false)
+
+    /** `thresholds.ws_stable_ms` last read from the engine (kept for after [close]). */
+    @Volatile
+    private var lastWsStableMs: Long = native.wsStableMs().toLong()
 
     /** Whether [close] was called. Control-plane calls afterwards throw `LineKitException.Closed`. */
-    val isClosed: Boolean get() = closed.get()
+    val isClosed: Boolean get() = handle.isClosed
 
     /**
      * Asks the engine where a request would go — what [LineKitInterceptor] does for each
-     * attempt. Useful for clients other than OkHttp (and WebSocket handshakes). Goes
-     * through the JNI fast path unless it was turned off.
+     * attempt. Useful for clients other than OkHttp (and WebSocket handshakes). The
+     * header values are read exactly as the interceptor reads `X-Line-*` headers.
      *
      * @param url the logical URL the app built.
      * @param method HTTP method.
@@ -87,8 +88,15 @@ class LineKit private constructor(
         fixedHost: String? = null,
         webSocket: Boolean = false,
         exclude: List<String> = emptyList(),
-    ): RouteDecision = router.route(url, method, biz, keepOriginal, fixedHost, webSocket, exclude)
-        ?: throw dev.linekit.ffi.LineKitException.Closed(CLOSED)
+    ): RouteDecision {
+        val headers = buildList {
+            if (biz != null) add(LineHeaders.BIZ to biz)
+            if (keepOriginal) add(LineHeaders.KEEP_ORIGINAL_HOST to "true")
+            if (fixedHost != null) add(LineHeaders.FIXED_HOST to fixedHost)
+        }
+        return router.route(url, method, LineHeaders.pack(headers), webSocket, exclude)
+            ?: throw dev.linekit.ffi.LineKitException.Closed(CLOSED)
+    }
 
     /**
      * Offers a remote config (JSON, or a signed envelope when the config has `trust`). It
@@ -132,12 +140,8 @@ class LineKit private constructor(
         proxy: Boolean = false,
         transport: String? = null,
     ) {
-        val mode = when (privateDns) {
-            PrivateDnsMode.OFF -> PrivateDns.OFF
-            PrivateDnsMode.OPPORTUNISTIC -> PrivateDns.OPPORTUNISTIC
-            PrivateDnsMode.STRICT -> PrivateDns.STRICT
-        }
-        live { native.onNetworkChanged(NetworkInfo(handle.toULong(), validated, vpn, mode, proxy, transport)) }
+        val info = NetworkInfo(handle.toULong(), validated, vpn, privateDns.code.toUByte(), proxy, transport)
+        live { native.onNetworkChanged(info) }
         wsSignals.networkChanged(handle)
     }
 
@@ -154,24 +158,21 @@ class LineKit private constructor(
         wsSignals.markBackground(inBackground)
     }
 
-    /** Reports a WebSocket lifecycle event on a `ws` line; a closed engine ignores it. */
-    internal fun reportWs(biz: String, line: String, event: dev.linekit.ffi.WsEvent) {
-        if (closed.get()) return
-        try {
-            native.reportWs(biz, line, event)
-        } catch (_: dev.linekit.ffi.LineKitException.Closed) {
-        } catch (_: IllegalStateException) {
-            // The generated object was destroyed by a concurrent close().
-        }
-    }
+    /**
+     * Reports a WebSocket lifecycle event on a `ws` line and returns the outcome the core
+     * attributed to it (null when it says nothing about the line, or the engine is closed).
+     */
+    internal fun reportWs(biz: String, line: String, event: dev.linekit.ffi.WsEvent): AttemptOutcome? =
+        opened { native.reportWs(biz, line, event) }?.let { AttemptOutcome.fromCode(it.toInt()) }
 
-    /** `thresholds.ws_stable_ms` in force (30 s once closed). */
-    internal fun wsStableMs(): Long = try {
-        if (closed.get()) DEFAULT_WS_STABLE_MS else native.wsStableMs().toLong()
-    } catch (_: dev.linekit.ffi.LineKitException.Closed) {
-        DEFAULT_WS_STABLE_MS
-    } catch (_: IllegalStateException) {
-        DEFAULT_WS_STABLE_MS
+    /** The outcome the core would attribute to [event], without recording it. */
+    internal fun wsEventOutcome(event: dev.linekit.ffi.WsEvent): AttemptOutcome? =
+        opened { native.wsEventOutcome(event) }?.let { AttemptOutcome.fromCode(it.toInt()) }
+
+    /** `thresholds.ws_stable_ms` in force (the last value read, once closed). */
+    internal fun wsStableMs(): Long {
+        opened { native.wsStableMs().toLong() }?.let { lastWsStableMs = it }
+        return lastWsStableMs
     }
 
     /**
@@ -226,15 +227,19 @@ class LineKit private constructor(
     @JvmOverloads
     fun dns(delegate: okhttp3.Dns = okhttp3.Dns.SYSTEM): LineKitDns = LineKitDns(this, delegate)
 
-    /** Runs a control-plane call; any call after [close] throws `LineKitException.Closed`. */
-    private inline fun <R> live(block: () -> R): R {
-        if (closed.get()) throw dev.linekit.ffi.LineKitException.Closed(CLOSED)
-        return try {
-            block()
-        } catch (e: IllegalStateException) {
-            // The generated object was destroyed by a concurrent close().
-            if (closed.get()) throw dev.linekit.ffi.LineKitException.Closed(CLOSED) else throw e
-        }
+    /**
+     * Runs a control-plane call inside the engine's open state; any call after [close]
+     * throws `LineKitException.Closed` (also when [close] raced it: the engine then reports
+     * itself closed).
+     */
+    private inline fun <R> live(block: () -> R): R =
+        handle.use { block() } ?: throw dev.linekit.ffi.LineKitException.Closed(CLOSED)
+
+    /** Like [live], for internal calls that a closed engine just skips (null). */
+    private inline fun <R : Any> opened(block: () -> R?): R? = try {
+        handle.use { block() }
+    } catch (_: dev.linekit.ffi.LineKitException.Closed) {
+        null
     }
 
     /**
@@ -243,29 +248,15 @@ class LineKit private constructor(
      * promptly. Idempotent.
      */
     override fun close() {
-        if (!closed.compareAndSet(false, true)) return
-        handle?.close()
+        if (!closing.compareAndSet(false, true)) return
         native.shutdown()
         ownedTransport?.close()
-        native.close()
+        handle.close()
         diagnosisClient.close()
     }
 
     private companion object {
         const val CLOSED = "the LineKit engine is closed"
-        const val DEFAULT_WS_STABLE_MS = 30_000L
-    }
-
-    /** Android's Private DNS mode. */
-    enum class PrivateDnsMode {
-        /** Private DNS off. */
-        OFF,
-
-        /** Automatic: DNS-over-TLS when the resolver supports it. */
-        OPPORTUNISTIC,
-
-        /** A named DNS-over-TLS resolver; HTTPDNS must not bypass it. */
-        STRICT,
     }
 
     /**
@@ -280,7 +271,6 @@ class LineKit private constructor(
         private var sealedKey: ByteArray? = null
         private var storageDir: File? = null
         private var traceSink: ((String) -> Unit)? = null
-        private var fastPath: Boolean = true
         private var onAttempt: ((Attempt) -> Unit)? = null
         private var onVersionMismatch: ((RouteTag) -> Unit)? = null
         private var transport: LineKitTransport? = null
@@ -304,12 +294,6 @@ class LineKit private constructor(
          * Called on the request path: must be cheap and must not block.
          */
         fun traceSink(sink: (String) -> Unit): Builder = apply { traceSink = sink }
-
-        /**
-         * Per-request calls through the direct JNI path (default `true`) or through the
-         * generated UniFFI bindings (`false`, slower; useful to compare and debug).
-         */
-        fun fastPath(enabled: Boolean): Builder = apply { fastPath = enabled }
 
         /**
          * Observes every attempt reported to the engine (outcome, status, timings), on the
@@ -365,7 +349,7 @@ class LineKit private constructor(
                 throw t
             }
             return try {
-                LineKit(native, fastPath, onAttempt, owned, onVersionMismatch, chosen)
+                LineKit(native, onAttempt, owned, onVersionMismatch, chosen)
             } catch (t: Throwable) {
                 native.shutdown()
                 owned?.close()

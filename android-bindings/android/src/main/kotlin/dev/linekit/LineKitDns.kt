@@ -8,8 +8,8 @@ import java.net.UnknownHostException
  * OkHttp's [Dns] backed by Linekit's HTTPDNS snapshot: installed by
  * `OkHttpClient.Builder.lineKit(lineKit)`.
  *
- * [lookup] is a memory read of the core's current-network snapshot (JNI fast path unless
- * `LineKit.Builder.fastPath(false)`): it never waits for the network, the disk or a lock
+ * [lookup] is a memory read of the core's current-network snapshot (through JNI): it
+ * never waits for the network, the disk or a lock
  * held across I/O. The addresses come back as `InetAddress.getByAddress(hostname, bytes)`
  * (never a name lookup), v6/v4 interleaved for OkHttp's fast fallback, minus quarantined
  * ones. When the core has nothing usable — the host is not an HTTPDNS host, no record

@@ -1,6 +1,5 @@
 package dev.linekit
 
-import dev.linekit.internal.ConnectFailureKind
 import okhttp3.Call
 import okhttp3.Connection
 import okhttp3.EventListener
@@ -9,15 +8,9 @@ import okhttp3.Protocol
 import okhttp3.Request
 import okhttp3.Response
 import java.io.IOException
-import java.io.InterruptedIOException
-import java.net.ConnectException
 import java.net.InetAddress
 import java.net.InetSocketAddress
-import java.net.NoRouteToHostException
 import java.net.Proxy
-import java.net.SocketTimeoutException
-import java.net.UnknownHostException
-import javax.net.ssl.SSLException
 
 /**
  * Measures the phases of each attempt of ONE call (one instance per call, made by
@@ -25,15 +18,17 @@ import javax.net.ssl.SSLException
  *
  * The listener only measures; [LineKitInterceptor] drives the attempts and reports each
  * exactly once: it brackets every `chain.proceed` with [beginAttempt] / [endAttempt] and
- * asks [classify] for the outcome of a failed attempt. The interceptor finds this
+ * reads [connected] to classify a failed attempt ([FailureClassifier]). The interceptor finds this
  * listener through the call's tag (`call.tag(LineKitEventListener::class)`), set at
  * [callStart]. All events of a call arrive on the thread running the call's interceptor
  * chain, in order, so the fields need no locking.
  *
  * It also tells the engine how each connect to each address went (for the HTTPDNS
- * quarantine): [connectEnd] → succeeded, [connectFailed] → failed with the kind mapped by
- * [connectFailureOf]. Connects through a proxy are never reported (the address was never
- * tried), nor are connects to IP literals.
+ * quarantine): [connectEnd] → succeeded, [connectFailed] → failed with the kind
+ * [FailureClassifier.connectFailure] names. Connects through a proxy are never reported
+ * (the address was never tried), nor are connects to IP literals.
+ *
+ * [Factory] chains an app's own listener factory: both listeners see every event.
  */
 class LineKitEventListener internal constructor(private val lineKit: LineKit? = null) : EventListener() {
     private var attemptStart = 0L
@@ -99,7 +94,7 @@ class LineKitEventListener internal constructor(private val lineKit: LineKit? = 
         addressStarts.remove(inetSocketAddress)
         val kit = lineKit ?: return
         val (host, ip) = direct(inetSocketAddress, proxy) ?: return
-        val kind = connectFailureOf(call.isCanceled(), ioe) ?: return
+        val kind = FailureClassifier.connectFailure(ioe, call.isCanceled()) ?: return
         kit.resolver.connectFailed(host, ip, kind)
     }
 
@@ -141,18 +136,28 @@ class LineKitEventListener internal constructor(private val lineKit: LineKit? = 
     internal fun endAttempt(now: Long): AttemptTimings =
         AttemptTimings(dnsNanos, connectNanos, tlsNanos, ttfbNanos, now - attemptStart)
 
-    /** The outcome of the current attempt failing with [e] (see [classify]). */
-    internal fun classify(call: Call, e: IOException): AttemptOutcome = classify(call, e, connectionAcquired)
+    /** Whether the current attempt acquired a connection (its request was being sent). */
+    internal val connected: Boolean get() = connectionAcquired
 
     /**
      * Creates one [LineKitEventListener] per call. With [lineKit] the listeners also report
-     * per-address connect results to it.
+     * per-address connect results to it. With [chained] (an app's own factory, e.g. an APM
+     * SDK's) each call also gets that factory's listener, and both see every event
+     * (Linekit's first).
      */
-    class Factory @JvmOverloads constructor(private val lineKit: LineKit? = null) : EventListener.Factory {
-        override fun create(call: Call): EventListener = LineKitEventListener(lineKit)
+    class Factory @JvmOverloads constructor(
+        private val lineKit: LineKit? = null,
+        /** The app's factory whose listeners also receive every event, if any. */
+        val chained: EventListener.Factory? = null,
+    ) : EventListener.Factory {
+        override fun create(call: Call): EventListener {
+            val ours = LineKitEventListener(lineKit)
+            val theirs = chained?.create(call) ?: return ours
+            return if (theirs === EventListener.NONE) ours else ours + theirs
+        }
     }
 
-    /** Exception → outcome mapping. */
+    /** Helpers. */
     companion object {
         /** `(host, address)` of a direct connect to a named host, or null (proxy, IP literal). */
         private fun direct(address: InetSocketAddress, proxy: Proxy): Pair<String, InetAddress>? {
@@ -162,38 +167,6 @@ class LineKitEventListener internal constructor(private val lineKit: LineKit? = 
             val host = address.hostString
             if (host.isNullOrEmpty() || host == ip.hostAddress) return null
             return host to ip
-        }
-
-        /**
-         * How a failed connect counts for the quarantine: refused / timeout / no route
-         * (these quarantine the address), TLS, or a cancelled call's fast-fallback race
-         * (never quarantines). Null for anything else (not reported).
-         */
-        internal fun connectFailureOf(cancelled: Boolean, e: IOException): ConnectFailureKind? = when {
-            cancelled -> ConnectFailureKind.CANCELLED_RACE
-            e is ConnectException -> ConnectFailureKind.REFUSED
-            e is NoRouteToHostException -> ConnectFailureKind.NO_ROUTE
-            e is SocketTimeoutException -> ConnectFailureKind.TIMEOUT
-            e is SSLException -> ConnectFailureKind.TLS
-            else -> null
-        }
-
-        /**
-         * Maps a failed attempt to an outcome. [connected] says whether a connection was
-         * acquired (it splits timeouts into connect vs read and resets into refused vs
-         * read failures).
-         */
-        @JvmStatic
-        fun classify(call: Call, e: IOException, connected: Boolean): AttemptOutcome = when {
-            call.isCanceled() -> AttemptOutcome.CANCELLED
-            e is UnknownHostException -> AttemptOutcome.DNS_FAILURE
-            e is SSLException -> AttemptOutcome.TLS_FAILURE
-            e is ConnectException || e is NoRouteToHostException -> AttemptOutcome.CONNECT_REFUSED
-            e is SocketTimeoutException ->
-                if (connected) AttemptOutcome.READ_TIMEOUT else AttemptOutcome.CONNECT_TIMEOUT
-            e is InterruptedIOException -> AttemptOutcome.CANCELLED
-            !connected -> AttemptOutcome.CONNECT_REFUSED
-            else -> AttemptOutcome.READ_TIMEOUT
         }
     }
 }

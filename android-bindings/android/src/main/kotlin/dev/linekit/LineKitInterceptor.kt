@@ -1,27 +1,36 @@
 package dev.linekit
 
+import dev.linekit.internal.Router
 import okhttp3.HttpUrl.Companion.toHttpUrlOrNull
 import okhttp3.Interceptor
 import okhttp3.Request
 import okhttp3.Response
+import java.io.EOFException
 import java.io.IOException
 
 /**
  * Puts each request on a line: the first application interceptor of a client built with
  * `OkHttpClient.Builder.lineKit(lineKit)`.
  *
- * For every attempt it asks the engine for a route, rebuilds the URL from the decision
- * (scheme/host/port, or a path prefix for converged hosts; path, query, method, body and
- * other headers stay byte for byte), removes every `X-Line-*` header and tags the request
- * with a [RouteTag]. After the attempt it reports the outcome once, with the timings the
- * call's [LineKitEventListener] measured.
+ * For every attempt it asks the engine for a route (handing it the request's `X-Line-*`
+ * headers, which the core reads), rebuilds the URL from the decision (scheme/host/port, or
+ * a path prefix for converged hosts; path, query, method, body and other headers stay byte
+ * for byte), removes every `X-Line-*` header and tags the request with a [RouteTag]. After
+ * the attempt it reports the outcome once — a failure as [FailureClassifier] names it, a
+ * response by its status — with the timings the call's [LineKitEventListener] measured,
+ * and the engine answers whether that was a line fault.
  *
- * In-call failover: when an attempt fails with a line fault (DNS/TLS/connect failure, or
- * 502/503/504) it closes the failed response and retries on the next line, excluding the
- * lines already tried, up to `thresholds.max_retries` times — only for idempotent methods
- * (GET, HEAD, OPTIONS, PUT, DELETE) or requests carrying `Idempotency-Key` or
- * `X-Transaction-Id`, never with a one-shot body, and never once the call is cancelled or
- * its call timeout fired.
+ * In-call failover: after a line fault it retries on the next line, excluding the lines
+ * already tried, up to `thresholds.max_retries` times — only for requests that may be
+ * replayed ([isReplayable]), never once the call is cancelled or its call timeout fired.
+ * Line faults include failures after the request was sent: a stall past the read timeout,
+ * a reset, a response cut off early.
+ *
+ * Bodies: for a replayable request on a line whose response declares a length up to
+ * `thresholds.buffer_body_max_bytes`, the whole body is read before the call returns, so a
+ * short or broken body is a line fault retried on the next line. Any other body is handed
+ * over as it streams, watched: a read failure in the app's hands is reported to the line
+ * (with the time since the attempt started), though the call can no longer move.
  *
  * WebSocket upgrades (`Upgrade: websocket`, what `OkHttpClient.newWebSocket` sends) are
  * routed on the business line's `ws` pool and sent once: never retried on another line
@@ -31,86 +40,105 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
     override fun intercept(chain: Interceptor.Chain): Response {
         val call = chain.call()
         val original = chain.request()
-        val headers = original.headers
-        var biz: String? = null
-        var keepOriginal = false
-        var fixedHost: String? = null
-        var hasPrivate = false
-        for (i in 0 until headers.size) {
-            val name = headers.name(i)
-            if (!LineHeaders.isPrivate(name)) continue
-            hasPrivate = true
-            when {
-                name.equals(LineHeaders.BIZ, ignoreCase = true) -> biz = headers.value(i).trim()
-                name.equals(LineHeaders.KEEP_ORIGINAL_HOST, ignoreCase = true) ->
-                    keepOriginal = headers.value(i).trim().equals("true", ignoreCase = true)
-                name.equals(LineHeaders.FIXED_HOST, ignoreCase = true) -> fixedHost = headers.value(i).trim()
-            }
-        }
-        val base = if (hasPrivate) stripPrivate(original) else original
-        val ws = original.header("Upgrade")?.equals("websocket", ignoreCase = true) == true
+        val privateHeaders = LineHeaders.privateOf(original.headers)
+        val base = if (privateHeaders != null) stripPrivate(original) else original
         val url = original.url.toString()
-        if (ws) return WsUpgrade.intercept(lineKit, chain, base, url, biz, keepOriginal, fixedHost)
+        if (original.header("Upgrade")?.equals("websocket", ignoreCase = true) == true) {
+            return WsUpgrade.intercept(lineKit, chain, base, url, privateHeaders)
+        }
         val router = lineKit.router
         val listener = call.tag(LineKitEventListener::class)
+        val replayable = isReplayable(base)
 
         var excluded: List<String> = emptyList()
         var attempt = 0
         while (true) {
-            val decision = router.route(url, original.method, biz, keepOriginal, fixedHost, ws, excluded)
+            val decision = router.route(url, original.method, privateHeaders, false, excluded)
                 ?: return chain.proceed(base) // closed engine: pass through
             val tag = RouteTag(decision.reason, decision.biz, decision.line, attempt, excluded, decision.versionMismatch)
             if (tag.versionMismatch) lineKit.versionMismatchListener?.invoke(tag)
             val request = rewrite(base, decision, tag)
             val start = System.nanoTime()
             listener?.beginAttempt(start)
-            val response = try {
+            var response = try {
                 chain.proceed(request)
             } catch (e: IOException) {
-                val outcome = listener?.classify(call, e) ?: LineKitEventListener.classify(call, e, connected = true)
-                report(request, tag, outcome, null, listener, start, e, ws)
-                if (outcome.isLineFault(null) && mayRetry(decision, attempt, chain, base)) {
+                val outcome = FailureClassifier.classify(e, call.isCanceled(), listener?.connected)
+                val verdict = report(request, tag, outcome, null, listener, start, e)
+                if (verdict?.lineFault == true && mayRetry(decision, replayable, attempt, call)) {
                     excluded = excluded + decision.line!!
                     attempt++
                     continue
                 }
                 throw e
             }
+            val timings = timings(listener, start)
             val status = response.code
-            val outcome = AttemptOutcome.fromStatus(status)
+            val buffered = decision.line != null && replayable && bufferable(request, response, decision.bufferBodyMaxBytes)
+            if (buffered) {
+                try {
+                    readWholeBody(response)
+                } catch (e: IOException) {
+                    response.close()
+                    val outcome = FailureClassifier.classify(e, call.isCanceled(), connected = true)
+                    val verdict = report(request, tag, outcome, null, listener, start, e, timings(listener, start))
+                    if (verdict?.lineFault == true && mayRetry(decision, replayable, attempt, call)) {
+                        excluded = excluded + decision.line!!
+                        attempt++
+                        continue
+                    }
+                    throw e
+                }
+            }
             val version = decision.versionHeader?.let { response.header(it) }
-            report(request, tag, outcome, status, listener, start, null, ws, version)
-            if (outcome.isLineFault(status) && mayRetry(decision, attempt, chain, base)) {
+            val verdict = report(request, tag, null, status, listener, start, null, timings, version)
+            if (verdict?.lineFault == true && mayRetry(decision, replayable, attempt, call)) {
                 response.close()
                 excluded = excluded + decision.line!!
                 attempt++
                 continue
             }
+            if (!buffered && decision.line != null && request.method != "HEAD" && response.body.contentLength() != 0L) {
+                response = WatchedBody.wrap(response) { e ->
+                    val outcome = FailureClassifier.classify(e, call.isCanceled(), connected = true)
+                    if (outcome != AttemptOutcome.CANCELLED) {
+                        val body = AttemptTimings(null, null, null, null, System.nanoTime() - start)
+                        router.report(tag.biz, tag.line, false, outcome, null, body)
+                    }
+                }
+            }
             return response
         }
     }
 
-    private fun mayRetry(decision: RouteDecision, attempt: Int, chain: Interceptor.Chain, request: Request): Boolean {
-        if (decision.line == null || chain.call().isCanceled()) return false
-        if (!isReplayable(request)) return false
-        return attempt < lineKit.router.maxRetries()
+    /** Whether a line fault on this attempt may move the call to another line. */
+    private fun mayRetry(decision: RouteDecision, replayable: Boolean, attempt: Int, call: okhttp3.Call): Boolean =
+        decision.line != null && replayable && attempt < decision.maxRetries && !call.isCanceled()
+
+    private fun timings(listener: LineKitEventListener?, start: Long): AttemptTimings {
+        val end = System.nanoTime()
+        return listener?.endAttempt(end) ?: AttemptTimings(null, null, null, null, end - start)
     }
 
+    /** Reports one attempt ([outcome] for a failure, or the response [status]) and tells the observer. */
     private fun report(
         request: Request,
         tag: RouteTag,
-        outcome: AttemptOutcome,
+        outcome: AttemptOutcome?,
         status: Int?,
         listener: LineKitEventListener?,
         start: Long,
         error: IOException?,
-        ws: Boolean,
+        measured: AttemptTimings? = null,
         version: String? = null,
-    ) {
-        val end = System.nanoTime()
-        val timings = listener?.endAttempt(end) ?: AttemptTimings(null, null, null, null, end - start)
-        if (tag.line != null) lineKit.router.report(tag.biz, tag.line, ws, outcome, status, timings, version)
-        lineKit.attemptObserver?.invoke(Attempt(request, tag, outcome, status, timings, error))
+    ): Router.Verdict? {
+        val timings = measured ?: timings(listener, start)
+        val verdict = lineKit.router.report(tag.biz, tag.line, false, outcome, status, timings, version)
+        val recorded = verdict?.outcome ?: outcome
+        if (recorded != null) {
+            lineKit.attemptObserver?.invoke(Attempt(request, tag, recorded, status, timings, error))
+        }
+        return verdict
     }
 
     /** Interceptor helpers. */
@@ -138,6 +166,21 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
                 if (LineHeaders.isPrivate(name)) b.removeHeader(name)
             }
             return b.build()
+        }
+
+        /** Whether [response] carries a body of a declared length within [limit]. */
+        private fun bufferable(request: Request, response: Response, limit: Long): Boolean {
+            if (request.method == "HEAD" || response.code == 204 || response.code == 304 || response.code < 200) return false
+            val length = response.body.contentLength()
+            return length in 1..limit
+        }
+
+        /** Reads the whole declared body into the body's own buffer (no copy); short → [EOFException]. */
+        private fun readWholeBody(response: Response) {
+            val length = response.body.contentLength()
+            if (!response.body.source().request(length)) {
+                throw EOFException("unexpected end of stream: body shorter than its declared $length bytes")
+            }
         }
 
         internal fun rewrite(base: Request, decision: RouteDecision, tag: RouteTag): Request {

@@ -1,7 +1,5 @@
 package dev.linekit
 
-import dev.linekit.WsUpgrade.toFfi
-import dev.linekit.ffi.WsCloseCause
 import dev.linekit.ffi.WsEvent
 import okhttp3.OkHttpClient
 import okhttp3.Request
@@ -9,7 +7,6 @@ import okhttp3.Response
 import okhttp3.WebSocket
 import okhttp3.WebSocketListener
 import okio.ByteString
-import java.net.SocketTimeoutException
 import java.util.Random
 
 /**
@@ -214,7 +211,8 @@ internal class ReportingListener(
         } else {
             val kind = when {
                 socket.closedByApp -> WsFailureKind.CANCELLED
-                t is SocketTimeoutException -> WsFailureKind.PING_TIMEOUT
+                FailureClassifier.classify(t, cancelled = false, connected = true) == AttemptOutcome.READ_TIMEOUT ->
+                    WsFailureKind.PING_TIMEOUT
                 else -> WsFailureKind.CONNECTION_LOST
             }
             end(synchronized(this) { closingCode } ?: ABNORMAL_CLOSE, kind, null)
@@ -224,14 +222,14 @@ internal class ReportingListener(
     private fun handshakeFailed(t: Throwable, response: Response?) {
         val cost = ms(clock.nanoTime() - start)
         val status = response?.code
-        val outcome = WsUpgrade.failureOutcome(t, socket.closedByApp)
+        val outcome = FailureClassifier.classify(t, socket.closedByApp, connected = null)
         val kind = if (status != null) {
             WsFailureKind.HANDSHAKE_STATUS
         } else {
             when (outcome) {
                 AttemptOutcome.DNS_FAILURE -> WsFailureKind.DNS
                 AttemptOutcome.TLS_FAILURE -> WsFailureKind.TLS
-                AttemptOutcome.CONNECT_TIMEOUT -> WsFailureKind.HANDSHAKE_TIMEOUT
+                AttemptOutcome.CONNECT_TIMEOUT, AttemptOutcome.READ_TIMEOUT -> WsFailureKind.HANDSHAKE_TIMEOUT
                 AttemptOutcome.CANCELLED -> WsFailureKind.CANCELLED
                 else -> WsFailureKind.CONNECT
             }
@@ -240,7 +238,7 @@ internal class ReportingListener(
         when {
             // The server answered: that says something about the line whatever the app knew.
             status != null -> report(WsEvent.HandshakeFailed(status.toUShort(), null, cost.toULong()))
-            cause == WsDropCause.REMOTE -> report(WsEvent.HandshakeFailed(null, outcome.toFfi(), cost.toULong()))
+            cause == WsDropCause.REMOTE -> report(WsEvent.HandshakeFailed(null, outcome.code.toUByte(), cost.toULong()))
         }
         end(null, kind, status)
     }
@@ -279,7 +277,7 @@ internal class ReportingListener(
         val duration = record.durationMs
         val closeCode = record.closeCode
         if (duration != null && closeCode != null) {
-            report(WsEvent.Closed(closeCode.toUShort(), duration.toULong(), cause.toFfi()))
+            report(WsEvent.Closed(closeCode.toUShort(), duration.toULong(), cause.code.toUByte()))
         }
         onEnd?.invoke(record) // the reconnect state first, so the app sees it settled
         onReport?.invoke(record)
@@ -297,12 +295,5 @@ internal class ReportingListener(
     private companion object {
         /** Dropped without a close frame (RFC 6455 7.1.5). */
         const val ABNORMAL_CLOSE = 1006
-
-        fun WsDropCause.toFfi(): WsCloseCause = when (this) {
-            WsDropCause.REMOTE -> WsCloseCause.REMOTE
-            WsDropCause.NETWORK_CHANGED -> WsCloseCause.NETWORK_CHANGED
-            WsDropCause.BACKGROUND -> WsCloseCause.BACKGROUND
-            WsDropCause.LOCAL -> WsCloseCause.LOCAL
-        }
     }
 }

@@ -17,19 +17,13 @@ import okhttp3.Request
 import okhttp3.Response
 import okio.Buffer
 import java.io.IOException
-import java.io.InterruptedIOException
-import java.net.ConnectException
 import java.net.InetAddress
-import java.net.NoRouteToHostException
-import java.net.SocketTimeoutException
-import java.net.UnknownHostException
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.SynchronousQueue
 import java.util.concurrent.ThreadPoolExecutor
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicInteger
-import javax.net.ssl.SSLException
 
 /**
  * The HTTP client the engine uses for detect probes and HTTPDNS queries (DESIGN 2): the
@@ -42,8 +36,9 @@ import javax.net.ssl.SSLException
  * client's interceptors, event listener or Linekit's own `Dns` (which would make the
  * resolver depend on itself). Redirects are not followed, failed connections are not
  * retried, each call's `callTimeout` is the request's deadline and bodies are read up to
- * 64 KiB, 256 KiB for config fetches (a longer one fails as too large); response headers
- * (the config's `ETag`) go back with the body.
+ * the core's limit for the request's kind (64 KiB, 256 KiB for config fetches; a longer one
+ * fails as too large); response headers (a probe's version header, the config's `ETag`) go
+ * back with the body. Failures are named by [FailureClassifier], like every other failure.
  *
  * [start] only enqueues the call and returns: the engine's runtime thread never waits for
  * the network. The result goes back through the request's [TransportCompletion].
@@ -155,17 +150,18 @@ class OkHttpTransport @JvmOverloads constructor(
     }
 
     /** Config fetches may carry a larger (signed) document than probes and HTTPDNS answers. */
-    private fun maxBody(kind: TransportKind): Long = if (kind == TransportKind.CONFIG) MAX_CONFIG_BODY else MAX_BODY
+    private fun maxBody(kind: TransportKind): Long = dev.linekit.ffi.transportMaxBodyBytes(kind).toLong()
 
     private fun failure(call: Call, e: IOException): TransportOutcome = TransportOutcome.Failed(
-        when {
-            e is UnknownHostException -> TransportFailure.DNS
-            e is SSLException -> TransportFailure.TLS
-            e is ConnectException || e is NoRouteToHostException -> TransportFailure.CONNECT_REFUSED
-            e is SocketTimeoutException && e.message?.contains("connect", ignoreCase = true) == true ->
-                TransportFailure.CONNECT_TIMEOUT
-            // The call timeout (the request's deadline) cancels the call.
-            e is InterruptedIOException || call.isCanceled() -> TransportFailure.TIMEOUT
+        when (FailureClassifier.classify(e, call.isCanceled(), connected = null)) {
+            AttemptOutcome.DNS_FAILURE -> TransportFailure.DNS
+            AttemptOutcome.TLS_FAILURE -> TransportFailure.TLS
+            AttemptOutcome.CONNECT_REFUSED -> TransportFailure.CONNECT_REFUSED
+            AttemptOutcome.CONNECT_TIMEOUT -> TransportFailure.CONNECT_TIMEOUT
+            // The call timeout (the request's deadline) cancels the call; calls the engine
+            // cancelled itself are never answered (see finish).
+            AttemptOutcome.READ_TIMEOUT, AttemptOutcome.CANCELLED -> TransportFailure.TIMEOUT
+            AttemptOutcome.LOCAL_NETWORK -> TransportFailure.LOCAL_NETWORK
             else -> TransportFailure.OTHER
         },
     )
@@ -183,9 +179,7 @@ class OkHttpTransport @JvmOverloads constructor(
     }
 
     private companion object {
-        const val MAX_BODY = 64L * 1024
         const val MAX_HEADERS = 64
         const val MAX_HEADER_VALUE = 1024
-        const val MAX_CONFIG_BODY = 256L * 1024
     }
 }

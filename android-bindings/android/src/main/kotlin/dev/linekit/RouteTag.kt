@@ -4,7 +4,7 @@ package dev.linekit
  * The routing decision attached to every request Linekit rewrote or inspected:
  * `response.request.tag(RouteTag::class)`.
  *
- * @property reason reason code of the decision (`sticky`, `ranked`, `fixed_host`, ...).
+ * @property reason why the engine routed it this way.
  * @property biz business line that owns the request, if any.
  * @property line id of the line it was put on, if any.
  * @property attempt 0 for the first attempt, 1+ for in-call retries on other lines.
@@ -14,7 +14,7 @@ package dev.linekit
  *   [LineKit.Builder.onVersionMismatch].
  */
 data class RouteTag(
-    val reason: String,
+    val reason: RouteReason,
     val biz: String?,
     val line: String?,
     val attempt: Int,
@@ -25,7 +25,7 @@ data class RouteTag(
 /**
  * The engine's answer for one request (see [LineKit.route]).
  *
- * @property reason reason code (`sticky`, `ranked`, `fixed_host`, `unmanaged`, ...).
+ * @property reason why the engine routed it this way.
  * @property line chosen line id, if the request was put on a line.
  * @property biz owning business line, if any.
  * @property url the final URL to send (equal to the input when not rewritten).
@@ -34,13 +34,17 @@ data class RouteTag(
  * @property versionHeader the response header whose value belongs in this attempt's report
  *   (the business line's `version_header`), if any.
  */
-class RouteDecision(
-    val reason: String,
+class RouteDecision internal constructor(
+    val reason: RouteReason,
     val line: String?,
     val biz: String?,
     val url: String,
+    /** `thresholds.max_retries` of the config that made this decision. */
+    internal val maxRetries: Int,
+    /** `thresholds.buffer_body_max_bytes` of the config that made this decision. */
+    internal val bufferBodyMaxBytes: Long,
     val versionMismatch: Boolean = false,
     val versionHeader: String? = null,
 ) {
-    override fun toString(): String = "RouteDecision(reason=$reason, biz=$biz, line=$line)"
+    override fun toString(): String = "RouteDecision(reason=${reason.wireName}, biz=$biz, line=$line)"
 }

@@ -95,18 +95,3 @@ enum class WsCloseClass {
         }
     }
 }
-
-/** What the app knew when a WebSocket ended. Only [REMOTE] drops can count against a line. */
-enum class WsDropCause {
-    /** The server or the path ended it. */
-    REMOTE,
-
-    /** The default network changed since the socket last heard from its server. */
-    NETWORK_CHANGED,
-
-    /** The app was in the background (or went there since the socket last heard from its server). */
-    BACKGROUND,
-
-    /** The app closed or cancelled it. */
-    LOCAL,
-}

@@ -4,6 +4,7 @@ import android.net.LinkProperties
 import android.net.NetworkCapabilities
 import android.os.Build
 import dev.linekit.LineKit
+import dev.linekit.PrivateDnsMode
 
 /**
  * What Linekit forwards to the core about the default network: the values of
@@ -21,14 +22,14 @@ data class NetworkSnapshot(
     val handle: Long,
     val validated: Boolean,
     val vpn: Boolean,
-    val privateDns: LineKit.PrivateDnsMode,
+    val privateDns: PrivateDnsMode,
     val proxy: Boolean,
     val transport: String?,
 ) {
     companion object {
         /** No default network known: the core bypasses HTTPDNS (lines are routed as usual). */
         @JvmField
-        val NONE = NetworkSnapshot(0L, false, false, LineKit.PrivateDnsMode.OFF, false, null)
+        val NONE = NetworkSnapshot(0L, false, false, PrivateDnsMode.OFF, false, null)
 
         /**
          * Reads a snapshot of network [handle] from what the callback delivered so far;
@@ -41,7 +42,7 @@ data class NetworkSnapshot(
                 handle = handle,
                 validated = caps?.hasCapability(NetworkCapabilities.NET_CAPABILITY_VALIDATED) ?: false,
                 vpn = caps?.hasTransport(NetworkCapabilities.TRANSPORT_VPN) ?: false,
-                privateDns = link?.let(::privateDnsMode) ?: LineKit.PrivateDnsMode.OFF,
+                privateDns = link?.let(::privateDnsMode) ?: PrivateDnsMode.OFF,
                 proxy = link?.httpProxy != null,
                 transport = caps?.let(::transportName),
             )
@@ -52,11 +53,11 @@ data class NetworkSnapshot(
          * opportunistic DNS-over-TLS, inactive means off (also when opportunistic mode
          * found no resolver that speaks TLS).
          */
-        private fun privateDnsMode(link: LinkProperties): LineKit.PrivateDnsMode = when {
-            Build.VERSION.SDK_INT < Build.VERSION_CODES.P -> LineKit.PrivateDnsMode.OFF
-            !link.isPrivateDnsActive -> LineKit.PrivateDnsMode.OFF
-            link.privateDnsServerName != null -> LineKit.PrivateDnsMode.STRICT
-            else -> LineKit.PrivateDnsMode.OPPORTUNISTIC
+        private fun privateDnsMode(link: LinkProperties): PrivateDnsMode = when {
+            Build.VERSION.SDK_INT < Build.VERSION_CODES.P -> PrivateDnsMode.OFF
+            !link.isPrivateDnsActive -> PrivateDnsMode.OFF
+            link.privateDnsServerName != null -> PrivateDnsMode.STRICT
+            else -> PrivateDnsMode.OPPORTUNISTIC
         }
 
         /** The physical transport first; `vpn` only when nothing underneath is reported. */

@@ -1,8 +1,8 @@
 package dev.linekit.internal
 
 /**
- * The JNI fast path into `liblinekit.so` for the calls made on every request. Only
- * [JniRouter] calls these, always inside [NativeHandle.use] so the handle is live.
+ * The JNI path into `liblinekit.so` for the calls made on every request. Only [Router]
+ * calls these, always inside [NativeHandle.use] so the handle is live.
  *
  * The library is loaded with [System.loadLibrary] (`java.library.path`), or from the
  * absolute path in the system property `linekit.library.path` when set.
@@ -14,25 +14,26 @@ internal object NativeFast {
     }
 
     /**
-     * Routes one request; returns `"reason\nline\nbiz\nversionHeader\nversionMismatch\nurl"`
-     * (empty fields for none; `versionMismatch` is `1` or empty).
-     * [exclude] holds line ids joined by `\n`, or null.
+     * Routes one request; returns
+     * `"reason\nmaxRetries\nbufferBodyMaxBytes\nline\nbiz\nversionHeader\nversionMismatch\nurl"`
+     * (reason as its code, empty fields for none, `versionMismatch` `1` or empty).
+     * [privateHeaders] holds the request's `X-Line-*` headers as `name\nvalue` pairs joined
+     * by `\n`, [exclude] line ids joined by `\n`; either may be null.
      */
     @JvmStatic
     external fun route(
         handle: Long,
         url: String,
         method: String,
-        biz: String?,
-        keepOriginal: Boolean,
-        fixedHost: String?,
+        privateHeaders: String?,
         ws: Boolean,
         exclude: String?,
     ): String
 
     /**
-     * Reports one attempt; negative numbers mean "none", [outcome] is the wire code,
-     * [version] the response's `version_header` value (null when absent).
+     * Reports one attempt; negative numbers mean "none", [outcome] is an outcome code or -1
+     * for "a response with [status]", [version] the response's `version_header` value (null
+     * when absent). Returns the recorded outcome's code, plus 0x100 when it is a line fault.
      */
     @JvmStatic
     external fun report(
@@ -48,11 +49,11 @@ internal object NativeFast {
         tlsMs: Long,
         ttfbMs: Long,
         version: String?,
-    )
+    ): Int
 
-    /** `thresholds.max_retries` of the config in force. */
+    /** Every wire enum of the library: `kind\tRustName\twire_name` lines in code order. */
     @JvmStatic
-    external fun maxRetries(handle: Long): Int
+    external fun vocabulary(): String
 
     /** Drops the engine reference behind [handle]; called exactly once. */
     @JvmStatic

@@ -1,33 +1,11 @@
 package dev.linekit.internal
 
-import dev.linekit.ffi.ConnectFailure
-import dev.linekit.ffi.DnsSource
-import dev.linekit.ffi.LineKitException
-import dev.linekit.ffi.NativeLineKit
 import java.net.InetAddress
 
 /**
- * How one connect to one address failed, as the core's quarantine sees it. [code] is the
- * JNI wire code (the position in the core's `ConnectError::ALL`), so the order matters.
- */
-internal enum class ConnectFailureKind {
-    REFUSED,
-    TIMEOUT,
-    NO_ROUTE,
-    TLS,
-    HTTP_5XX,
-    READ_TIMEOUT,
-    PROXY_CONNECT,
-    CANCELLED_RACE,
-    ;
-
-    val code: Int get() = ordinal
-}
-
-/**
- * The per-connection DNS calls into the engine, through [JniResolver] or [UniffiResolver]
- * (switched by `LineKit.Builder.fastPath`). A closed engine answers `null` (use the
- * system resolver) and ignores connect results.
+ * The per-connection DNS calls into the engine, over the JNI path ([JniResolver], the only
+ * one). A closed engine answers `null` (use the system resolver) and ignores connect
+ * results. [ConnectFailureKind] is generated from the core's `ConnectError` list.
  */
 internal interface Resolver {
     /**
@@ -81,36 +59,5 @@ internal class JniResolver(private val handle: NativeHandle) : Resolver {
             }
             return out.ifEmpty { null }
         }
-    }
-}
-
-/** [Resolver] over the generated UniFFI bindings. */
-internal class UniffiResolver(private val native: NativeLineKit) : Resolver {
-    override fun lookup(host: String, network: Long): List<InetAddress>? {
-        val r = closedAsNull {
-            if (network == DEFAULT_NETWORK) native.lookup(host) else native.lookupOn(host, network.toULong())
-        } ?: return null
-        if (r.source == DnsSource.SYSTEM || r.addresses.isEmpty()) return null
-        return r.addresses.map { InetAddress.getByAddress(host, it) }
-    }
-
-    override fun connectFailed(host: String, ip: InetAddress, kind: ConnectFailureKind): Boolean =
-        closedAsNull { native.connectFailed(host, ip.address, ConnectFailure.entries[kind.code]) } ?: false
-
-    override fun connectSucceeded(host: String, ip: InetAddress) {
-        closedAsNull { native.connectSucceeded(host, ip.address) }
-    }
-
-    override fun connectSucceeded(host: String, ip: InetAddress, connectMs: Long) {
-        closedAsNull { native.connectSucceededMs(host, ip.address, connectMs.coerceAtLeast(0).toULong()) }
-    }
-
-    private inline fun <R> closedAsNull(block: () -> R): R? = try {
-        block()
-    } catch (_: LineKitException.Closed) {
-        null
-    } catch (_: IllegalStateException) {
-        // The generated object was already destroyed.
-        null
     }
 }

@@ -40,7 +40,7 @@ class AndroidConfigTest {
     @Test
     fun `the sealed config asset is opened with the app's key`() {
         // src/test/assets/linekit/config.sealed: `linekit config seal` of version 7.
-        LineKit.Builder().sealedConfigAsset(context, SEALED_ASSET, SEALED_KEY).fastPath(false).build().use { kit ->
+        LineKit.Builder().sealedConfigAsset(context, SEALED_ASSET, SEALED_KEY).build().use { kit ->
             val state = kit.state()
             assertTrue(state, state.contains("\"source\":\"sealed\""))
             assertTrue(state, state.contains("\"version\":7"))
@@ -50,7 +50,7 @@ class AndroidConfigTest {
     @Test
     fun `a wrong key falls back down the chain instead of failing the app`() {
         val wrong = ByteArray(32) { 9 }
-        LineKit.Builder().sealedConfigAsset(context, SEALED_ASSET, wrong).fastPath(false).build().use { kit ->
+        LineKit.Builder().sealedConfigAsset(context, SEALED_ASSET, wrong).build().use { kit ->
             assertTrue(kit.state().contains("\"source\":\"hard_coded\""))
         }
     }
@@ -75,7 +75,7 @@ class AndroidConfigTest {
         assertTrue(dir.isDirectory)
         // Idempotent, and the engine accepts it.
         assertEquals(dir, lineKitStorageDir(app))
-        LineKit.Builder().configJson(testConfig(version = 3)).defaultStorage(app).fastPath(false).build().use { kit ->
+        LineKit.Builder().configJson(testConfig(version = 3)).defaultStorage(app).build().use { kit ->
             assertTrue(kit.state().contains("\"version\":3"))
         }
         assertTrue(expected.isDirectory)

@@ -19,7 +19,7 @@ fun testConfig(version: Int = 1): String = """
 """.trimIndent()
 
 /** An engine on [testConfig], UniFFI path only (the tests here exercise the control plane). */
-fun testLineKit(): LineKit = LineKit.Builder().configJson(testConfig()).fastPath(false).build()
+fun testLineKit(): LineKit = LineKit.Builder().configJson(testConfig()).build()
 
 /** The engine's `network` object, parsed just enough for assertions. */
 fun LineKit.networkJson(): Map<String, Any?> = parseFlatObject(

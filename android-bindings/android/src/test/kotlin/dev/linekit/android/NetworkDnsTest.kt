@@ -90,28 +90,26 @@ class NetworkDnsTest {
                    "providers":[{"id":"ali","format":"aliyun","url":"http://127.0.0.1:${provider.port}/100000/d"}]},
                  "biz_lines":{"spot":{"match":["spot.linekit.test"],"http":[{"id":"a","url":"http://127.0.0.1:1"}]}}}
             """.trimIndent()
-            for (fastPath in listOf(true, false)) {
-                LineKit.Builder().configJson(config).fastPath(fastPath).build().use { kit ->
-                    val wifi = network(801)
-                    val cell = network(802)
-                    val fallback = FallbackDns()
-                    answer.set("127.0.0.1")
-                    kit.onNetworkChanged(wifi.networkHandle, validated = true)
-                    assertTrue(eventually { kit.dns(fallback).lookup(HOST).ips() == listOf("127.0.0.1") })
-                    answer.set("127.0.0.2")
-                    kit.onNetworkChanged(cell.networkHandle, validated = true)
-                    assertTrue(eventually { kit.dns(fallback).lookup(HOST).ips() == listOf("127.0.0.2") })
+            LineKit.Builder().configJson(config).build().use { kit ->
+                val wifi = network(801)
+                val cell = network(802)
+                val fallback = FallbackDns()
+                answer.set("127.0.0.1")
+                kit.onNetworkChanged(wifi.networkHandle, validated = true)
+                assertTrue(eventually { kit.dns(fallback).lookup(HOST).ips() == listOf("127.0.0.1") })
+                answer.set("127.0.0.2")
+                kit.onNetworkChanged(cell.networkHandle, validated = true)
+                assertTrue(eventually { kit.dns(fallback).lookup(HOST).ips() == listOf("127.0.0.2") })
 
-                    // Cellular is the default now; a client bound to Wi-Fi gets Wi-Fi's record.
-                    val onWifi = kit.clientFor(wifi).dns
-                    assertEquals("fast path $fastPath", listOf("127.0.0.1"), onWifi.lookup(HOST).ips())
-                    assertEquals(listOf("127.0.0.2"), kit.clientFor(cell).dns.lookup(HOST).ips())
-                    // A network with no records of its own falls back to its own resolver.
-                    val before = fallback.calls.get()
-                    val unknown = LineKitDns(kit, fallback, network(803).networkHandle)
-                    assertEquals(listOf("127.0.0.9"), unknown.lookup(HOST).ips())
-                    assertEquals(before + 1, fallback.calls.get())
-                }
+                // Cellular is the default now; a client bound to Wi-Fi gets Wi-Fi's record.
+                val onWifi = kit.clientFor(wifi).dns
+                assertEquals(listOf("127.0.0.1"), onWifi.lookup(HOST).ips())
+                assertEquals(listOf("127.0.0.2"), kit.clientFor(cell).dns.lookup(HOST).ips())
+                // A network with no records of its own falls back to its own resolver.
+                val before = fallback.calls.get()
+                val unknown = LineKitDns(kit, fallback, network(803).networkHandle)
+                assertEquals(listOf("127.0.0.9"), unknown.lookup(HOST).ips())
+                assertEquals(before + 1, fallback.calls.get())
             }
         }
     }

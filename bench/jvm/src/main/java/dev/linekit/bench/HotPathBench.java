@@ -1,6 +1,5 @@
 package dev.linekit.bench;
 
-import dev.linekit.AttemptOutcome;
 import dev.linekit.AttemptTimings;
 import dev.linekit.LineKit;
 import dev.linekit.RouteDecision;
@@ -26,7 +25,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * The per-request calls on the JVM, side by side in one run: the baselines a Linekit
  * {@code Dns.lookup} hit competes with ({@code Dns.SYSTEM} for {@code localhost}, and the
  * {@code ConcurrentHashMap<String, List<InetAddress>>} cache vendor SDKs use), and one
- * attempt's {@code route} + {@code report} through the JNI fast path vs UniFFI (the exact
+ * attempt's {@code route} + {@code report} through the JNI path (the exact
  * calls {@link dev.linekit.LineKitInterceptor} makes). The Linekit lookup itself is in
  * {@link LineKitDnsBench} (needs {@code dev.linekit.LineKitDns}).
  */
@@ -39,9 +38,7 @@ public class HotPathBench {
 
   ConcurrentHashMap<String, List<InetAddress>> map;
   LineKit jni;
-  LineKit uniffi;
   Router jniRouter;
-  Router uniffiRouter;
 
   @Setup(Level.Trial)
   public void setUp() throws UnknownHostException {
@@ -54,16 +51,13 @@ public class HotPathBench {
     map.put("api.linekit.test", List.of(
         InetAddress.getByAddress("api.linekit.test", new byte[] {47, 118, (byte) 227, 108}),
         InetAddress.getByAddress("api.linekit.test", new byte[] {47, 118, (byte) 227, 111})));
-    jni = new LineKit.Builder().configJson(RouteBench.CONFIG).fastPath(true).build();
-    uniffi = new LineKit.Builder().configJson(RouteBench.CONFIG).fastPath(false).build();
+    jni = new LineKit.Builder().configJson(RouteBench.CONFIG).build();
     jniRouter = jni.getRouter$linekit_android();
-    uniffiRouter = uniffi.getRouter$linekit_android();
   }
 
   @TearDown(Level.Trial)
   public void tearDown() {
     jni.close();
-    uniffi.close();
   }
 
   /** What a vendor SDK's cache costs on a hit (the copy OkHttp's contract asks for). */
@@ -80,8 +74,8 @@ public class HotPathBench {
   }
 
   static RouteDecision routeAndReport(Router router) {
-    RouteDecision d = router.route(URL, "GET", null, false, null, false, Collections.emptyList());
-    router.report(d.getBiz(), d.getLine(), false, AttemptOutcome.OK, 200, TIMINGS);
+    RouteDecision d = router.route(URL, "GET", null, false, Collections.emptyList());
+    router.report(d.getBiz(), d.getLine(), false, null, 200, TIMINGS);
     return d;
   }
 
@@ -90,8 +84,4 @@ public class HotPathBench {
     return routeAndReport(jniRouter);
   }
 
-  @Benchmark
-  public RouteDecision routeReportUniffi() {
-    return routeAndReport(uniffiRouter);
-  }
 }

@@ -35,11 +35,9 @@ public class InterceptorBench {
   HttpServer server;
   OkHttpClient plain;
   OkHttpClient viaJni;
-  OkHttpClient viaUniffi;
   OkHttpClient listenerOnly;
   OkHttpClient interceptorOnly;
   LineKit jni;
-  LineKit uniffi;
   Request direct;
   Request logical;
 
@@ -61,11 +59,9 @@ public class InterceptorBench {
     String origin = "http://127.0.0.1:" + server.getAddress().getPort();
     String config = "{\"version\":1,\"allow_cleartext\":true,\"biz_lines\":{\"spot\":{"
         + "\"match\":[\"api.linekit.test\"],\"http\":[{\"id\":\"lo\",\"url\":\"" + origin + "\"}]}}}";
-    jni = new LineKit.Builder().configJson(config).fastPath(true).build();
-    uniffi = new LineKit.Builder().configJson(config).fastPath(false).build();
+    jni = new LineKit.Builder().configJson(config).build();
     plain = new OkHttpClient();
     viaJni = OkHttpClientsKt.lineKit(new OkHttpClient.Builder(), jni).build();
-    viaUniffi = OkHttpClientsKt.lineKit(new OkHttpClient.Builder(), uniffi).build();
     listenerOnly = new OkHttpClient.Builder().eventListenerFactory(new LineKitEventListener.Factory()).build();
     interceptorOnly = new OkHttpClient.Builder().addInterceptor(new LineKitInterceptor(jni)).build();
     direct = new Request.Builder().url(origin + "/api/v1/ticker?symbol=BTC").build();
@@ -76,7 +72,6 @@ public class InterceptorBench {
   public void tearDown() {
     server.stop(0);
     jni.close();
-    uniffi.close();
   }
 
   static String get(OkHttpClient client, Request request) throws IOException {
@@ -107,8 +102,4 @@ public class InterceptorBench {
     return get(interceptorOnly, logical);
   }
 
-  @Benchmark
-  public String lineKitUniffi() throws IOException {
-    return get(viaUniffi, logical);
-  }
 }

@@ -35,9 +35,7 @@ import org.openjdk.jmh.annotations.TearDown;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class InterceptorOverheadBench {
   LineKit jni;
-  LineKit uniffi;
   LineKitInterceptor viaJni;
-  LineKitInterceptor viaUniffi;
   OkHttpClient client;
   Request logical;
 
@@ -45,10 +43,8 @@ public class InterceptorOverheadBench {
   public void setUp() {
     String config = "{\"version\":1,\"allow_cleartext\":true,\"biz_lines\":{\"spot\":{"
         + "\"match\":[\"api.linekit.test\"],\"http\":[{\"id\":\"lo\",\"url\":\"http://127.0.0.1:9\"}]}}}";
-    jni = new LineKit.Builder().configJson(config).fastPath(true).build();
-    uniffi = new LineKit.Builder().configJson(config).fastPath(false).build();
+    jni = new LineKit.Builder().configJson(config).build();
     viaJni = new LineKitInterceptor(jni);
-    viaUniffi = new LineKitInterceptor(uniffi);
     client = new OkHttpClient();
     logical = new Request.Builder().url("http://api.linekit.test/api/v1/ticker?symbol=BTC").build();
   }
@@ -56,7 +52,6 @@ public class InterceptorOverheadBench {
   @TearDown(Level.Trial)
   public void tearDown() {
     jni.close();
-    uniffi.close();
   }
 
   /** A chain that fires a pooled exchange's listener events and answers 200 at once. */
@@ -113,8 +108,4 @@ public class InterceptorOverheadBench {
     return run(viaJni);
   }
 
-  @Benchmark
-  public Response interceptUniffi() throws IOException {
-    return run(viaUniffi);
-  }
 }

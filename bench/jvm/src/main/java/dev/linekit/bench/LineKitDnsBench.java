@@ -2,6 +2,7 @@ package dev.linekit.bench;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.linekit.LineKit;
+import dev.linekit.PrivateDnsMode;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.reflect.Constructor;
@@ -24,7 +25,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
 /**
- * {@code Dns.lookup} hits through Linekit's {@code LineKitDns}, JNI fast path vs UniFFI.
+ * {@code Dns.lookup} hits through Linekit's {@code LineKitDns}, through the JNI path.
  * Records come from a loopback HTTPDNS provider (Alibaba {@code /d} format) through the
  * engine's own transport, so the hit is the real production path. Compare with
  * {@link HotPathBench#lookupConcurrentHashMap} and {@link HotPathBench#lookupDnsSystemLocalhost}
@@ -39,9 +40,7 @@ public class LineKitDnsBench {
 
   HttpServer provider;
   LineKit jni;
-  LineKit uniffi;
   Dns jniDns;
-  Dns uniffiDns;
 
   /** Builds {@code LineKitDns} for {@code kit}: a (LineKit) constructor or factory. */
   static Dns dnsFor(LineKit kit) throws ReflectiveOperationException {
@@ -104,20 +103,15 @@ public class LineKitDnsBench {
     });
     provider.start();
     String cfg = config(provider.getAddress().getPort());
-    jni = new LineKit.Builder().configJson(cfg).fastPath(true).build();
-    uniffi = new LineKit.Builder().configJson(cfg).fastPath(false).build();
-    jni.onNetworkChanged(100L, true, false, LineKit.PrivateDnsMode.OFF, false, "wifi");
-    uniffi.onNetworkChanged(100L, true, false, LineKit.PrivateDnsMode.OFF, false, "wifi");
+    jni = new LineKit.Builder().configJson(cfg).build();
+    jni.onNetworkChanged(100L, true, false, PrivateDnsMode.OFF, false, "wifi");
     jniDns = dnsFor(jni);
-    uniffiDns = dnsFor(uniffi);
     warm(jniDns, jni);
-    warm(uniffiDns, uniffi);
   }
 
   @TearDown(Level.Trial)
   public void tearDown() {
     jni.close();
-    uniffi.close();
     provider.stop(0);
   }
 
@@ -126,8 +120,4 @@ public class LineKitDnsBench {
     return jniDns.lookup(HOST);
   }
 
-  @Benchmark
-  public List<InetAddress> lookupUniffi() throws IOException {
-    return uniffiDns.lookup(HOST);
-  }
 }

@@ -119,7 +119,7 @@ public final class RequestOverhead {
     String origin = "http://127.0.0.1:" + server.getAddress().getPort();
     String config = "{\"version\":1,\"allow_cleartext\":true,\"trace\":{\"sample_rate\":0.01},"
         + "\"biz_lines\":{\"spot\":{\"match\":[\"api.linekit.test\"],\"http\":[{\"id\":\"lo\",\"url\":\"" + origin + "\"}]}}}";
-    LineKit kit = new LineKit.Builder().configJson(config).fastPath(true).build();
+    LineKit kit = new LineKit.Builder().configJson(config).build();
     // Enough idle connections for 8 callers in both clients (OkHttp keeps 5 by default).
     OkHttpClient plain = new OkHttpClient.Builder().connectionPool(new ConnectionPool(16, 5, TimeUnit.MINUTES)).build();
     OkHttpClient linekit = OkHttpClientsKt.lineKit(

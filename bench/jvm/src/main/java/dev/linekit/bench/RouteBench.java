@@ -13,7 +13,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 
-/** Per-call cost of {@code LineKit.route} through the JNI fast path vs the UniFFI bindings. */
+/** Per-call cost of {@code LineKit.route} through the JNI path. */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -26,18 +26,15 @@ public class RouteBench {
   static final String URL = "https://api.linekit.test/api/v1/ticker?symbol=BTC-USDT&depth=20";
 
   LineKit jni;
-  LineKit uniffi;
 
   @Setup(Level.Trial)
   public void setUp() {
-    jni = new LineKit.Builder().configJson(CONFIG).fastPath(true).build();
-    uniffi = new LineKit.Builder().configJson(CONFIG).fastPath(false).build();
+    jni = new LineKit.Builder().configJson(CONFIG).build();
   }
 
   @TearDown(Level.Trial)
   public void tearDown() {
     jni.close();
-    uniffi.close();
   }
 
   @Benchmark
@@ -45,8 +42,4 @@ public class RouteBench {
     return jni.route(URL);
   }
 
-  @Benchmark
-  public RouteDecision routeUniffi() {
-    return uniffi.route(URL);
-  }
 }
