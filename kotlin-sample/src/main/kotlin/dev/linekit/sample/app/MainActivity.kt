@@ -1,6 +1,7 @@
 package dev.linekit.sample.app
 
 import android.app.Activity
+import android.content.Intent
 import android.os.Bundle
 import android.os.Handler
 import android.os.Looper
@@ -16,8 +17,9 @@ import java.util.concurrent.ExecutorService
 import java.util.concurrent.Executors
 
 /**
- * One screen over the process's engine ([SampleApp]): buttons to send a request and to
- * detect (probe) every business line's lines, the current network, each pool's ranked lines
+ * One screen over the process's engine ([SampleApp]): buttons to send a request, to
+ * detect (probe) every business line's lines and to diagnose the network path (the report
+ * is shown and can be shared), the current network, each pool's ranked lines
  * (breaker state, window counts, latency) from `lineKit.state()`, and the last routing
  * decisions. Nothing here owns the engine: rotating or leaving the screen keeps it.
  */
@@ -44,6 +46,7 @@ class MainActivity : Activity() {
         decisionsView = TextView(this)
         column.addView(Button(this).apply { text = "Send request"; setOnClickListener { send() } })
         column.addView(Button(this).apply { text = "Detect lines"; setOnClickListener { detect() } })
+        column.addView(Button(this).apply { text = "Diagnose"; setOnClickListener { diagnose() } })
         column.addView(networkView)
         column.addView(TextView(this).apply { text = "Ranked lines" })
         column.addView(linesView)
@@ -79,6 +82,18 @@ class MainActivity : Activity() {
         main.post {
             decisionsView.text = "detect started for ${started.joinToString().ifEmpty { "none (cooldown or budget)" }}"
             refresh()
+        }
+    }
+
+    /**
+     * Runs a network diagnosis (the callback variant: this is the main thread), shows its
+     * readable text and offers to share it with support.
+     */
+    private fun diagnose() = app.lineKit.diagnose(null, 10_000) { report ->
+        main.post {
+            decisionsView.text = report.text
+            val share = Intent(Intent.ACTION_SEND).setType("text/plain").putExtra(Intent.EXTRA_TEXT, report.text)
+            startActivity(Intent.createChooser(share, "Share diagnosis"))
         }
     }
 
