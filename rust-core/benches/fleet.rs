@@ -1,6 +1,7 @@
 //! `cargo bench --bench fleet`: 100,000 simulated installs share a 30-minute outage of the
 //! primary line; prints probe QPS on the backup line with Linekit's jitter + cooldown +
-//! budget against the same cooldown in lock-step, as one JSON document.
+//! budget against the same cooldown in lock-step, as one JSON document: the whole outage,
+//! its onset (the short urgent jitter) and the steady state after one cooldown + jitter.
 
 #[path = "fleet_model.rs"]
 mod fleet_model;
@@ -20,6 +21,11 @@ fn main() {
             "mean_qps": (r.mean_qps * 10.0).round() / 10.0,
             "peak_to_mean": (r.peak_to_mean * 100.0).round() / 100.0,
             "total_probes": r.total_probes,
+            "onset_peak_qps": r.onset_peak_qps,
+            "steady_from_s": r.steady_from_s,
+            "steady_peak_qps": r.steady_peak_qps,
+            "steady_mean_qps": (r.steady_mean_qps * 10.0).round() / 10.0,
+            "steady_peak_to_mean": (r.steady_peak_to_mean * 100.0).round() / 100.0,
         })
     };
     println!(

@@ -2,6 +2,11 @@
 //! at the same instant and keep failing on a fixed request schedule (the worst case: every
 //! install in lock-step). Each install runs the real [`DetectScheduler`]; the model counts
 //! the probes that reach the backup line per second of virtual time. No sockets, no sleeps.
+//!
+//! The failures are urgent triggers: the first detect of the incident waits only the short
+//! urgent jitter, so the whole fleet probes once in the first `urgent_jitter_ms` (the
+//! *onset*); every later detect uses the jitter that spans the cooldown. The result keeps
+//! the onset apart from the steady state that follows it.
 
 use linekit_core::config::Thresholds;
 use linekit_core::detect::{DetectScheduler, Plan, Trigger};
@@ -35,6 +40,16 @@ pub struct FleetResult {
     pub peak_to_mean: f64,
     /// All probes sent (both lines).
     pub total_probes: u64,
+    /// Highest per-second count in the onset (the seconds before `steady_from_s`).
+    pub onset_peak_qps: u64,
+    /// First second of the steady state: one cooldown plus one long jitter after the start.
+    pub steady_from_s: usize,
+    /// Highest per-second count from `steady_from_s` on.
+    pub steady_peak_qps: u64,
+    /// Mean per-second count from `steady_from_s` on.
+    pub steady_mean_qps: f64,
+    /// `steady_peak / steady_mean`.
+    pub steady_peak_to_mean: f64,
 }
 
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -97,18 +112,37 @@ pub fn simulate(p: &FleetParams) -> FleetResult {
             Event::ProbeDone => s.probe_finished(&biz),
         }
     }
-    let peak_qps = per_second.iter().copied().max().unwrap_or(0);
-    let mean_qps = per_second.iter().sum::<u64>() as f64 / per_second.len().max(1) as f64;
+    let (peak_qps, mean_qps) = peak_mean(&per_second);
+    let t = &p.thresholds;
+    let steady_from_s = ((t.detect_cooldown_ms + t.detect_jitter_ms) / 1_000) as usize;
+    let steady_from_s = steady_from_s.min(per_second.len());
+    let (onset_peak_qps, _) = peak_mean(&per_second[..steady_from_s]);
+    let (steady_peak_qps, steady_mean_qps) = peak_mean(&per_second[steady_from_s..]);
     FleetResult {
         peak_qps,
         mean_qps,
-        peak_to_mean: if mean_qps > 0.0 {
-            peak_qps as f64 / mean_qps
-        } else {
-            0.0
-        },
+        peak_to_mean: ratio(peak_qps, mean_qps),
         total_probes: total,
+        onset_peak_qps,
+        steady_from_s,
+        steady_peak_qps,
+        steady_mean_qps,
+        steady_peak_to_mean: ratio(steady_peak_qps, steady_mean_qps),
         per_second,
+    }
+}
+
+fn peak_mean(per_second: &[u64]) -> (u64, f64) {
+    let peak = per_second.iter().copied().max().unwrap_or(0);
+    let mean = per_second.iter().sum::<u64>() as f64 / per_second.len().max(1) as f64;
+    (peak, mean)
+}
+
+fn ratio(peak: u64, mean: f64) -> f64 {
+    if mean > 0.0 {
+        peak as f64 / mean
+    } else {
+        0.0
     }
 }
 
@@ -127,6 +161,7 @@ pub fn lock_step(installs: u32, outage_s: u64) -> FleetParams {
     FleetParams {
         thresholds: Thresholds {
             detect_jitter_ms: 0,
+            urgent_jitter_ms: 0,
             ..Thresholds::default()
         },
         ..linekit(installs, outage_s)

@@ -218,6 +218,8 @@ fn document(v: &Value, f: &mut Findings) -> Config {
             ("detect_jitter_ms", &mut th.detect_jitter_ms),
             ("startup_detect_delay_ms", &mut th.startup_detect_delay_ms),
             ("ws_stable_ms", &mut th.ws_stable_ms),
+            ("slow_switch_ms", &mut th.slow_switch_ms),
+            ("urgent_jitter_ms", &mut th.urgent_jitter_ms),
         ] {
             if let Some(n) = t.get(key).and_then(|v| w.u64(&join("thresholds", key), v)) {
                 *slot = n;
@@ -227,6 +229,7 @@ fn document(v: &Value, f: &mut Findings) -> Config {
             ("failure_threshold", &mut th.failure_threshold),
             ("max_retries", &mut th.max_retries),
             ("probe_budget_per_min", &mut th.probe_budget_per_min),
+            ("slow_switch_count", &mut th.slow_switch_count),
         ] {
             if let Some(n) = t.get(key).and_then(|v| w.u32(&join("thresholds", key), v)) {
                 *slot = n;
@@ -334,6 +337,18 @@ fn biz_line(w: &mut Walk<'_>, path: &str, v: &Value) -> BizLine {
         .and_then(|v| w.string(&join(path, "detect_method"), v))
     {
         b.detect_method = s;
+    }
+    if let Some(n) = o
+        .get("detect_expect_status")
+        .and_then(|v| w.u32(&join(path, "detect_expect_status"), v))
+    {
+        b.detect_expect_status = Some(u16::try_from(n).unwrap_or(u16::MAX));
+    }
+    if let Some(n) = o
+        .get("detect_expect_length")
+        .and_then(|v| w.u64(&join(path, "detect_expect_length"), v))
+    {
+        b.detect_expect_length = Some(n);
     }
     for (pool, slot) in [("http", &mut b.http), ("ws", &mut b.ws)] {
         let pool_path = join(path, pool);

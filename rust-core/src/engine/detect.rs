@@ -124,9 +124,23 @@ impl Inner {
         result: &TransportResult,
         now: u64,
     ) {
+        let state = self.state.load();
+        let expect = state
+            .topology
+            .config
+            .biz_lines
+            .get(&**biz)
+            .map(ProbeExpectation::of)
+            .unwrap_or_default();
+        let mut unexpected = false;
         let (outcome, status) = match result {
-            TransportResult::Response { status, .. } => {
-                (Outcome::from_status(*status), Some(*status))
+            TransportResult::Response { status, body } => {
+                unexpected = !expect.is_met(*status, body.len());
+                if unexpected {
+                    (Outcome::Http5xx, Some(*status))
+                } else {
+                    (Outcome::from_status(*status), Some(*status))
+                }
             }
             // A probe that gets no answer in time says the line is unreachable,
             // not merely slow to stream a body: count it as a connect timeout.
@@ -136,11 +150,12 @@ impl Inner {
             TransportResult::Failed(e) => (e.outcome(), None),
         };
         let cost = now.saturating_sub(started_at);
-        let state = self.state.load();
         if let Some(pool) = state.topology.biz_entry(biz).and_then(|b| b.pool(protocol)) {
             let mut pool = pool.lock();
             if let Some(index) = pool.index_of(line) {
-                pool.record(now, index, outcome, status, cost);
+                // A failed expectation is a line fault whatever the status said.
+                let counted = if unexpected { None } else { status };
+                pool.record(now, index, outcome, counted, cost);
             }
             drop(pool);
             self.mark_dirty();
@@ -203,6 +218,32 @@ impl Inner {
                 Inner::schedule_revive(&inner);
             }),
         );
+    }
+}
+
+/// What a probe answer must look like to count as `ok` (per business line:
+/// `detect_expect_status`, `detect_expect_length`). Without expectations any status below
+/// 400 passes, as for real traffic. An answer that fails an expectation — another status, a
+/// body of another length (a line that cuts bodies short answers a HEAD probe perfectly
+/// well) — counts as `http_5xx`, a line fault.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ProbeExpectation {
+    status: Option<u16>,
+    length: Option<u64>,
+}
+
+impl ProbeExpectation {
+    fn of(biz: &crate::config::BizLine) -> Self {
+        ProbeExpectation {
+            status: biz.detect_expect_status,
+            length: biz.detect_expect_length,
+        }
+    }
+
+    /// Whether an answer with `status` and a body of `body_len` bytes meets the
+    /// expectations (always, when there are none: the status decides as for traffic).
+    pub(crate) fn is_met(&self, status: u16, body_len: usize) -> bool {
+        self.status.is_none_or(|s| s == status) && self.length.is_none_or(|n| n == body_len as u64)
     }
 }
 

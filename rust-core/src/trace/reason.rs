@@ -35,11 +35,14 @@ pub enum Reason {
     RetryExcluded,
     /// A half-open line admitted this request as its single trial.
     HalfOpenTrial,
+    /// The current line answered slowly several times in a row and another line is known
+    /// to be fast: traffic moved, even inside the switch interval.
+    SlowSwitch,
 }
 
 impl Reason {
     /// Every reason, in declaration order.
-    pub const ALL: [Reason; 15] = [
+    pub const ALL: [Reason; 16] = [
         Reason::KeepOriginal,
         Reason::FixedHost,
         Reason::FixedHostInvalid,
@@ -55,6 +58,7 @@ impl Reason {
         Reason::MergeFallbackOriginal,
         Reason::RetryExcluded,
         Reason::HalfOpenTrial,
+        Reason::SlowSwitch,
     ];
 
     /// The stable snake_case code.
@@ -75,6 +79,7 @@ impl Reason {
             Reason::MergeFallbackOriginal => "merge_fallback_original",
             Reason::RetryExcluded => "retry_excluded",
             Reason::HalfOpenTrial => "half_open_trial",
+            Reason::SlowSwitch => "slow_switch",
         }
     }
 
