@@ -152,6 +152,10 @@ case "$cmd" in
     # Every cargo-fuzz target for SECONDS each (default 60); see scripts/fuzz.sh.
     exec scripts/fuzz.sh "${@:2}"
     ;;
+  chaos)
+    # Linekit vs plain OkHttp under real faults in network namespaces; see scripts/chaos.sh.
+    exec scripts/chaos.sh "${@:2}"
+    ;;
   *)
     echo "usage: ./build.sh test|demo|bench|android|bindings|fuzz [SECONDS]|chaos" >&2
     exit 2
