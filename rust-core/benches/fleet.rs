@@ -14,6 +14,7 @@ fn main() {
     let outage_s = 30 * 60;
     let started = std::time::Instant::now();
     let ours = fleet_model::simulate(&fleet_model::linekit(installs, outage_s));
+    let unknown = fleet_model::simulate(&fleet_model::linekit_backup_unknown(installs, outage_s));
     let naive = fleet_model::simulate(&fleet_model::lock_step(installs, outage_s));
     let summary = |r: &fleet_model::FleetResult| {
         serde_json::json!({
@@ -35,6 +36,7 @@ fn main() {
             "installs": installs,
             "outage_s": outage_s,
             "linekit": summary(&ours),
+            "linekit_backup_unknown": summary(&unknown),
             "lock_step": summary(&naive),
             "peak_ratio_lock_step_over_linekit": (naive.peak_qps as f64 / ours.peak_qps.max(1) as f64 * 100.0).round() / 100.0,
             "sim_seconds": started.elapsed().as_secs_f64(),

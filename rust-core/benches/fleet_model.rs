@@ -3,10 +3,11 @@
 //! install in lock-step). Each install runs the real [`DetectScheduler`]; the model counts
 //! the probes that reach the backup line per second of virtual time. No sockets, no sleeps.
 //!
-//! The failures are urgent triggers: the first detect of the incident waits only the short
-//! urgent jitter, so the whole fleet probes once in the first `urgent_jitter_ms` (the
-//! *onset*); every later detect uses the jitter that spans the cooldown. The result keeps
-//! the onset apart from the steady state that follows it.
+//! When installs do not know the backup yet, the failures are urgent triggers: the first
+//! detect of the incident waits only the short urgent jitter, so the whole fleet probes once
+//! in the first `urgent_jitter_ms` (the *onset*); every later detect uses the jitter that
+//! spans the cooldown. When they know it (the usual case), traffic moves without a probe
+//! and no detect is urgent. The result keeps the onset apart from the steady state.
 
 use linekit_core::config::Thresholds;
 use linekit_core::detect::{DetectScheduler, Plan, Trigger};
@@ -25,6 +26,9 @@ pub struct FleetParams {
     pub request_interval_ms: u64,
     /// Scheduler thresholds (jitter, cooldown, budget).
     pub thresholds: Thresholds,
+    /// Whether installs already know the backup is fast (start-up probes, earlier traffic):
+    /// then traffic moves without a probe and the failures are not urgent triggers.
+    pub backup_known: bool,
 }
 
 /// Probe traffic reaching the backup line.
@@ -86,7 +90,7 @@ pub fn simulate(p: &FleetParams) -> FleetResult {
         match event {
             Event::Trigger => {
                 if let Plan::StartAt { at, token } =
-                    s.request(&biz, Trigger::ConsecutiveFailures, t)
+                    s.request_as(&biz, Trigger::ConsecutiveFailures, !p.backup_known, t)
                 {
                     heap.push(Reverse((at, i, Event::Start(token))));
                 }
@@ -146,13 +150,22 @@ fn ratio(peak: u64, mean: f64) -> f64 {
     }
 }
 
-/// Linekit's defaults.
+/// Linekit's defaults, installs that know the backup is fast.
 pub fn linekit(installs: u32, outage_s: u64) -> FleetParams {
     FleetParams {
         installs,
         outage_s,
         request_interval_ms: 10_000,
         thresholds: Thresholds::default(),
+        backup_known: true,
+    }
+}
+
+/// Linekit's defaults, installs that have no data on the backup (the worst case).
+pub fn linekit_backup_unknown(installs: u32, outage_s: u64) -> FleetParams {
+    FleetParams {
+        backup_known: false,
+        ..linekit(installs, outage_s)
     }
 }
 

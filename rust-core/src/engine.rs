@@ -360,7 +360,7 @@ impl LineKit {
         let Some(pool) = biz.pool(report.protocol) else {
             return;
         };
-        let (line_id, faults) = {
+        let (line_id, faults, fast_elsewhere) = {
             let mut pool = pool.lock();
             let index = match (report.line, report.host) {
                 (Some(id), _) => pool.index_of(id),
@@ -370,7 +370,11 @@ impl LineKit {
             let Some(index) = index else { return };
             pool.record(now, index, report.outcome, report.status, report.cost_ms);
             let line = &pool.lines()[index];
-            (line.id.clone(), line.consecutive_faults)
+            (
+                line.id.clone(),
+                line.consecutive_faults,
+                pool.knows_fast_line_besides(index, now),
+            )
         };
         if !report.outcome.is_ignored() {
             inner.mark_dirty();
@@ -388,7 +392,9 @@ impl LineKit {
                     None
                 };
             if let Some(trigger) = trigger {
-                inner.trigger(&biz.name, trigger);
+                // With a known fast line to move to, the move needs no probe: the detect
+                // is not urgent and keeps the long jitter.
+                inner.trigger_as(&biz.name, trigger, trigger.is_urgent() && !fast_elsewhere);
             }
         }
         if state.sampler.sample() {

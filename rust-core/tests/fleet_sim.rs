@@ -1,7 +1,8 @@
 //! Fleet simulation at test scale: installs that share an outage in lock-step probe the
-//! backup once each in the short urgent jitter at the onset, then — with the jitter that
-//! spans the cooldown — close to their mean rate (steady peak/mean under 2); the same
-//! cooldown without jitter keeps arriving in waves.
+//! backup close to their mean rate (peak/mean under 2) with the jitter that spans the
+//! cooldown — from the start when they know the backup is fast, after one burst in the
+//! short urgent jitter when they do not; the same cooldown without jitter keeps arriving in
+//! waves.
 
 #[path = "../benches/fleet_model.rs"]
 mod fleet_model;
@@ -9,7 +10,7 @@ mod fleet_model;
 #[test]
 fn jitter_flattens_fleet_probe_waves_after_the_onset() {
     let installs = 5_000;
-    let ours = fleet_model::simulate(&fleet_model::linekit(installs, 600));
+    let ours = fleet_model::simulate(&fleet_model::linekit_backup_unknown(installs, 600));
     let naive = fleet_model::simulate(&fleet_model::lock_step(installs, 600));
     eprintln!(
         "linekit onset peak {} steady {:.2}; lock-step steady {:.2}",
@@ -44,4 +45,15 @@ fn jitter_flattens_fleet_probe_waves_after_the_onset() {
         (0.5..=1.0).contains(&ratio),
         "probe volume ratio {ratio:.2}"
     );
+}
+
+#[test]
+fn installs_that_know_their_backup_do_not_burst_at_the_onset() {
+    let ours = fleet_model::simulate(&fleet_model::linekit(5_000, 600));
+    assert!(
+        ours.peak_to_mean < 2.0,
+        "peak/mean {:.2}",
+        ours.peak_to_mean
+    );
+    assert!(ours.onset_peak_qps as f64 <= 2.0 * ours.steady_mean_qps);
 }

@@ -195,3 +195,34 @@ fn without_a_known_fast_line_an_urgent_detect_starts_at_once() {
     let r = routes(&lines);
     assert_ne!(r.last().unwrap().1, "ali", "{r:?}");
 }
+
+/// With a line known to be fast, traffic moves without a probe, so the detect the slow
+/// answers start is not urgent: it keeps the jitter that spans the cooldown.
+#[test]
+fn with_a_known_fast_line_the_detect_keeps_the_long_jitter() {
+    let starts: Vec<u64> = (1..=12)
+        .filter_map(|seed| {
+            let mut steps = Vec::new();
+            warm_up(&mut steps);
+            slow_streak(&mut steps, "ali", 20_000, 3, 2_500);
+            steps.push(json!({"at": 60_000, "op": "tick"}));
+            // The start-up detect comes late, so the first probe is the one the slow
+            // answers asked for.
+            let th = json!({"startup_detect_delay_ms": 100_000});
+            let lines = run(&json!({"config": config(th), "seed": seed, "steps": steps}));
+            lines
+                .iter()
+                .find(|l| l["op"] == "request" && l["kind"] == "probe")
+                .and_then(|l| l["at"].as_u64())
+        })
+        .collect();
+    assert_eq!(starts.len(), 12, "every run probes: {starts:?}");
+    assert!(
+        starts.iter().all(|at| (20_000..=50_000).contains(at)),
+        "{starts:?}"
+    );
+    assert!(
+        starts.iter().filter(|at| **at > 21_000).count() >= 6,
+        "spread over the long jitter, not the urgent one: {starts:?}"
+    );
+}

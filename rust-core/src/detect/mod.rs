@@ -15,7 +15,9 @@
 //!   no urgent detect of the business line started in the last
 //!   `2 × (detect_cooldown_ms + detect_jitter_ms)` — waits only `[0, urgent_jitter_ms]`
 //!   and pulls any scheduled non-urgent detect forward: a user waiting on a slow or broken
-//!   line does not wait for a delay that spans the cooldown. Every later urgent detect of
+//!   line does not wait for a delay that spans the cooldown — unless the pool already knows
+//!   a fast line to move to, when the move needs no probe and the trigger counts as
+//!   ordinary (so a fleet that knows its backup does not stampede it). Every later urgent detect of
 //!   the same incident uses the long jitter again, so a fleet that shares a long outage
 //!   still spreads its probes (one short burst at the onset, then the flat rate; see the
 //!   fleet simulation);
@@ -103,8 +105,8 @@ pub enum Plan {
 
 #[derive(Debug, Default, Clone)]
 struct BizDetect {
-    /// `(at, token, trigger)` of the scheduled detect.
-    scheduled: Option<(u64, u64, Trigger)>,
+    /// `(at, token, trigger, urgent)` of the scheduled detect.
+    scheduled: Option<(u64, u64, Trigger, bool)>,
     in_flight: u32,
     last_start: Option<u64>,
     /// Start of the latest detect asked for by an urgent trigger.
@@ -152,10 +154,23 @@ impl DetectScheduler {
     /// `StartAt` plan marks the business line as scheduled: call [`Self::begin`] with its
     /// token when the time comes (or [`Self::abandon`] if it cannot run).
     pub fn request(&mut self, biz: &Arc<str>, trigger: Trigger, now_ms: u64) -> Plan {
+        self.request_as(biz, trigger, trigger.is_urgent(), now_ms)
+    }
+
+    /// [`Self::request`], with the caller deciding whether the trigger is urgent: the
+    /// engine treats an urgent trigger as ordinary when the pool already knows a fast line
+    /// to move to (the move needs no probe, so the probe can spread out).
+    pub fn request_as(
+        &mut self,
+        biz: &Arc<str>,
+        trigger: Trigger,
+        urgent: bool,
+        now_ms: u64,
+    ) -> Plan {
         let cooldown = self.cooldown_ms;
         let incident_gap = cooldown.saturating_add(self.jitter_ms).saturating_mul(2);
         let state = self.biz.entry(biz.clone()).or_default();
-        let opens_incident = trigger.is_urgent()
+        let opens_incident = urgent
             && state
                 .last_urgent_start
                 .is_none_or(|t| now_ms.saturating_sub(t) >= incident_gap);
@@ -184,10 +199,10 @@ impl DetectScheduler {
             // the delayed start-up detect, an incident-opening urgent one any non-urgent
             // detect. Re-rolling the jitter on every trigger would bias starts early and
             // bunch a fleet's probes together, so nothing else reschedules.
-            Some((scheduled_at, _, scheduled))
+            Some((scheduled_at, _, scheduled, scheduled_urgent))
                 if at < scheduled_at
                     && ((scheduled == Trigger::Startup && trigger != Trigger::Startup)
-                        || (opens_incident && !scheduled.is_urgent())) => {}
+                        || (opens_incident && !scheduled_urgent)) => {}
             Some(_) => return Plan::InFlight,
             None => {
                 if trigger != Trigger::Manual {
@@ -200,7 +215,7 @@ impl DetectScheduler {
                 }
             }
         }
-        state.scheduled = Some((at, token, trigger));
+        state.scheduled = Some((at, token, trigger, urgent));
         self.next_token += 1;
         Plan::StartAt { at, token }
     }
@@ -211,13 +226,13 @@ impl DetectScheduler {
     /// granted.
     pub fn begin(&mut self, biz: &Arc<str>, token: u64, wanted: u32, now_ms: u64) -> Option<u32> {
         let state = self.biz.get_mut(biz)?;
-        let (_, scheduled_token, trigger) = state.scheduled?;
+        let (_, scheduled_token, _, urgent) = state.scheduled?;
         if scheduled_token != token {
             return None;
         }
         let granted = self.budget.take(now_ms, wanted);
         state.scheduled = None;
-        if trigger.is_urgent() {
+        if urgent {
             state.last_urgent_start = Some(now_ms);
         }
         state.last_start = Some(now_ms);

@@ -15,11 +15,22 @@ use std::sync::Arc;
 impl Inner {
     /// Feeds a trigger to the detect scheduler; schedules the detect when it says so.
     pub(super) fn trigger(self: &Arc<Self>, biz: &Arc<str>, trigger: Trigger) -> bool {
+        self.trigger_as(biz, trigger, trigger.is_urgent())
+    }
+
+    /// [`Self::trigger`] with the urgency decided by the caller (see
+    /// [`crate::detect::DetectScheduler::request_as`]).
+    pub(super) fn trigger_as(
+        self: &Arc<Self>,
+        biz: &Arc<str>,
+        trigger: Trigger,
+        urgent: bool,
+    ) -> bool {
         if self.transport.is_none() || !self.is_open() {
             return false;
         }
         let now = self.clock.now_ms();
-        let plan = self.detect.lock().request(biz, trigger, now);
+        let plan = self.detect.lock().request_as(biz, trigger, urgent, now);
         match plan {
             Plan::StartAt { at, token } => {
                 let weak = Arc::downgrade(self);

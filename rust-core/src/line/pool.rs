@@ -442,6 +442,14 @@ impl LinePool {
         self.admit(now_ms, self.current, Reason::Guarded)
     }
 
+    /// Whether a line other than `index` is known to be fast ([`SlowRule::is_known_fast`]).
+    pub fn knows_fast_line_besides(&self, index: usize, now_ms: u64) -> bool {
+        self.lines
+            .iter()
+            .enumerate()
+            .any(|(i, l)| i != index && self.slow.is_known_fast(l, now_ms))
+    }
+
     /// The line to move to because the current one is in a slow streak: the best-ranked
     /// line known to be fast, if there is one.
     fn slow_switch_target(&self, now_ms: u64) -> Option<usize> {
