@@ -13,6 +13,9 @@
 //! - a better line than the current one → switch ([`Reason::Ranked`]) if the
 //!   [`SwitchGuard`] allows it or if the current line's breaker is open (the guard never
 //!   keeps traffic on an open line); otherwise stay ([`Reason::Guarded`]);
+//! - the current line is in a slow streak ([`SlowRule`]) and another line is known to be
+//!   fast → switch to the best such line, even inside the switch interval
+//!   ([`Reason::SlowSwitch`]; a slowed line is also ranked after lines that are not);
 //! - the current line is still the best → [`Reason::Sticky`].
 //!
 //! A half-open line that is chosen and admitted as its single trial is reported as
