@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One entry point for Linekit: test | demo | bench | android | bindings
+# One entry point for Linekit: test | demo | bench | android | bindings | fuzz | chaos
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$(pwd)
@@ -167,8 +167,16 @@ case "$cmd" in
   android)
     exec scripts/android-build.sh
     ;;
+  fuzz)
+    # Every cargo-fuzz target for SECONDS each (default 60); see scripts/fuzz.sh.
+    exec scripts/fuzz.sh "${@:2}"
+    ;;
+  chaos)
+    # Linekit vs plain OkHttp under real faults in network namespaces; see scripts/chaos.sh.
+    exec scripts/chaos.sh "${@:2}"
+    ;;
   *)
-    echo "usage: ./build.sh test|demo|bench|android|bindings" >&2
+    echo "usage: ./build.sh test|demo|bench|android|bindings|fuzz [SECONDS]|chaos" >&2
     exit 2
     ;;
 esac

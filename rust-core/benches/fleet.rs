@@ -1,6 +1,7 @@
 //! `cargo bench --bench fleet`: 100,000 simulated installs share a 30-minute outage of the
 //! primary line; prints probe QPS on the backup line with Linekit's jitter + cooldown +
-//! budget against the same cooldown in lock-step, as one JSON document.
+//! budget against the same cooldown in lock-step, as one JSON document: the whole outage,
+//! its onset (the short urgent jitter) and the steady state after one cooldown + jitter.
 
 #[path = "fleet_model.rs"]
 mod fleet_model;
@@ -13,6 +14,7 @@ fn main() {
     let outage_s = 30 * 60;
     let started = std::time::Instant::now();
     let ours = fleet_model::simulate(&fleet_model::linekit(installs, outage_s));
+    let unknown = fleet_model::simulate(&fleet_model::linekit_backup_unknown(installs, outage_s));
     let naive = fleet_model::simulate(&fleet_model::lock_step(installs, outage_s));
     let summary = |r: &fleet_model::FleetResult| {
         serde_json::json!({
@@ -20,6 +22,11 @@ fn main() {
             "mean_qps": (r.mean_qps * 10.0).round() / 10.0,
             "peak_to_mean": (r.peak_to_mean * 100.0).round() / 100.0,
             "total_probes": r.total_probes,
+            "onset_peak_qps": r.onset_peak_qps,
+            "steady_from_s": r.steady_from_s,
+            "steady_peak_qps": r.steady_peak_qps,
+            "steady_mean_qps": (r.steady_mean_qps * 10.0).round() / 10.0,
+            "steady_peak_to_mean": (r.steady_peak_to_mean * 100.0).round() / 100.0,
         })
     };
     println!(
@@ -29,6 +36,7 @@ fn main() {
             "installs": installs,
             "outage_s": outage_s,
             "linekit": summary(&ours),
+            "linekit_backup_unknown": summary(&unknown),
             "lock_step": summary(&naive),
             "peak_ratio_lock_step_over_linekit": (naive.peak_qps as f64 / ours.peak_qps.max(1) as f64 * 100.0).round() / 100.0,
             "sim_seconds": started.elapsed().as_secs_f64(),

@@ -1,7 +1,13 @@
-//! Fleet simulation model (issue 8): many installs hit the same outage of a primary line
+//! Fleet simulation model: many installs hit the same outage of a primary line
 //! at the same instant and keep failing on a fixed request schedule (the worst case: every
 //! install in lock-step). Each install runs the real [`DetectScheduler`]; the model counts
 //! the probes that reach the backup line per second of virtual time. No sockets, no sleeps.
+//!
+//! When installs do not know the backup yet, the failures are urgent triggers: the first
+//! detect of the incident waits only the short urgent jitter, so the whole fleet probes once
+//! in the first `urgent_jitter_ms` (the *onset*); every later detect uses the jitter that
+//! spans the cooldown. When they know it (the usual case), traffic moves without a probe
+//! and no detect is urgent. The result keeps the onset apart from the steady state.
 
 use linekit_core::config::Thresholds;
 use linekit_core::detect::{DetectScheduler, Plan, Trigger};
@@ -20,6 +26,9 @@ pub struct FleetParams {
     pub request_interval_ms: u64,
     /// Scheduler thresholds (jitter, cooldown, budget).
     pub thresholds: Thresholds,
+    /// Whether installs already know the backup is fast (start-up probes, earlier traffic):
+    /// then traffic moves without a probe and the failures are not urgent triggers.
+    pub backup_known: bool,
 }
 
 /// Probe traffic reaching the backup line.
@@ -35,6 +44,16 @@ pub struct FleetResult {
     pub peak_to_mean: f64,
     /// All probes sent (both lines).
     pub total_probes: u64,
+    /// Highest per-second count in the onset (the seconds before `steady_from_s`).
+    pub onset_peak_qps: u64,
+    /// First second of the steady state: one cooldown plus one long jitter after the start.
+    pub steady_from_s: usize,
+    /// Highest per-second count from `steady_from_s` on.
+    pub steady_peak_qps: u64,
+    /// Mean per-second count from `steady_from_s` on.
+    pub steady_mean_qps: f64,
+    /// `steady_peak / steady_mean`.
+    pub steady_peak_to_mean: f64,
 }
 
 #[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -71,7 +90,7 @@ pub fn simulate(p: &FleetParams) -> FleetResult {
         match event {
             Event::Trigger => {
                 if let Plan::StartAt { at, token } =
-                    s.request(&biz, Trigger::ConsecutiveFailures, t)
+                    s.request_as(&biz, Trigger::ConsecutiveFailures, !p.backup_known, t)
                 {
                     heap.push(Reverse((at, i, Event::Start(token))));
                 }
@@ -97,28 +116,56 @@ pub fn simulate(p: &FleetParams) -> FleetResult {
             Event::ProbeDone => s.probe_finished(&biz),
         }
     }
-    let peak_qps = per_second.iter().copied().max().unwrap_or(0);
-    let mean_qps = per_second.iter().sum::<u64>() as f64 / per_second.len().max(1) as f64;
+    let (peak_qps, mean_qps) = peak_mean(&per_second);
+    let t = &p.thresholds;
+    let steady_from_s = ((t.detect_cooldown_ms + t.detect_jitter_ms) / 1_000) as usize;
+    let steady_from_s = steady_from_s.min(per_second.len());
+    let (onset_peak_qps, _) = peak_mean(&per_second[..steady_from_s]);
+    let (steady_peak_qps, steady_mean_qps) = peak_mean(&per_second[steady_from_s..]);
     FleetResult {
         peak_qps,
         mean_qps,
-        peak_to_mean: if mean_qps > 0.0 {
-            peak_qps as f64 / mean_qps
-        } else {
-            0.0
-        },
+        peak_to_mean: ratio(peak_qps, mean_qps),
         total_probes: total,
+        onset_peak_qps,
+        steady_from_s,
+        steady_peak_qps,
+        steady_mean_qps,
+        steady_peak_to_mean: ratio(steady_peak_qps, steady_mean_qps),
         per_second,
     }
 }
 
-/// Linekit's defaults.
+fn peak_mean(per_second: &[u64]) -> (u64, f64) {
+    let peak = per_second.iter().copied().max().unwrap_or(0);
+    let mean = per_second.iter().sum::<u64>() as f64 / per_second.len().max(1) as f64;
+    (peak, mean)
+}
+
+fn ratio(peak: u64, mean: f64) -> f64 {
+    if mean > 0.0 {
+        peak as f64 / mean
+    } else {
+        0.0
+    }
+}
+
+/// Linekit's defaults, installs that know the backup is fast.
 pub fn linekit(installs: u32, outage_s: u64) -> FleetParams {
     FleetParams {
         installs,
         outage_s,
         request_interval_ms: 10_000,
         thresholds: Thresholds::default(),
+        backup_known: true,
+    }
+}
+
+/// Linekit's defaults, installs that have no data on the backup (the worst case).
+pub fn linekit_backup_unknown(installs: u32, outage_s: u64) -> FleetParams {
+    FleetParams {
+        backup_known: false,
+        ..linekit(installs, outage_s)
     }
 }
 
@@ -127,6 +174,7 @@ pub fn lock_step(installs: u32, outage_s: u64) -> FleetParams {
     FleetParams {
         thresholds: Thresholds {
             detect_jitter_ms: 0,
+            urgent_jitter_ms: 0,
             ..Thresholds::default()
         },
         ..linekit(installs, outage_s)

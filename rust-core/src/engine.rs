@@ -404,7 +404,7 @@ impl LineKit {
         let Some(pool) = biz.pool(report.protocol) else {
             return;
         };
-        let (line_id, faults, breaker_change) = {
+        let (line_id, faults, breaker_change, fast_elsewhere) = {
             let mut pool = pool.lock();
             let index = match (report.line, report.host) {
                 (Some(id), _) => pool.index_of(id),
@@ -422,7 +422,12 @@ impl LineKit {
             }
             let line = &pool.lines()[index];
             let change = trace_order::breaker_change(before, &line.breaker, now);
-            (line.id.clone(), line.consecutive_faults, change)
+            (
+                line.id.clone(),
+                line.consecutive_faults,
+                change,
+                pool.knows_fast_line_besides(index, now),
+            )
         };
         if !report.outcome.is_ignored() {
             inner.mark_dirty();
@@ -440,7 +445,9 @@ impl LineKit {
                     None
                 };
             if let Some(trigger) = trigger {
-                inner.trigger(&biz.name, trigger);
+                // With a known fast line to move to, the move needs no probe: the detect
+                // is not urgent and keeps the long jitter.
+                inner.trigger_as(&biz.name, trigger, trigger.is_urgent() && !fast_elsewhere);
             }
         }
         if inner.sampled(&state, now) {

@@ -1,9 +1,10 @@
-//! Fuzzes the `aliyun_batch` HTTPDNS answer parser (and the cache insert of what it accepts).
+//! libFuzzer entry for the `aliyun_batch` target; the body is `linekit_fuzz_targets` (see there).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use linekit_core::dns::ProviderFormat;
 
 fuzz_target!(|data: &[u8]| {
-    linekit_core_fuzz::provider(ProviderFormat::AliyunBatch, data);
+    if let Some(t) = linekit_fuzz_targets::TARGETS.iter().find(|t| t.name == "aliyun_batch") {
+        (t.run)(data);
+    }
 });

@@ -1,9 +1,10 @@
-//! Fuzzes the `dnspod` HTTPDNS answer parser (and the cache insert of what it accepts).
+//! libFuzzer entry for the `dnspod` target; the body is `linekit_fuzz_targets` (see there).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use linekit_core::dns::ProviderFormat;
 
 fuzz_target!(|data: &[u8]| {
-    linekit_core_fuzz::provider(ProviderFormat::Dnspod, data);
+    if let Some(t) = linekit_fuzz_targets::TARGETS.iter().find(|t| t.name == "dnspod") {
+        (t.run)(data);
+    }
 });

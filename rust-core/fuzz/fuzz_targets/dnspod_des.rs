@@ -1,9 +1,10 @@
-//! Fuzzes the decrypting `dnspod-des` answer path (hex, decryption, padding, then the
-//! DNSPod parser and the cache insert).
+//! libFuzzer entry for the `dnspod_des` target; the body is `linekit_fuzz_targets` (see there).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    linekit_core_fuzz::encrypted(false, data);
+    if let Some(t) = linekit_fuzz_targets::TARGETS.iter().find(|t| t.name == "dnspod_des") {
+        (t.run)(data);
+    }
 });

@@ -1,9 +1,10 @@
-//! Fuzzes the `doh_json` HTTPDNS answer parser (and the cache insert of what it accepts).
+//! libFuzzer entry for the `doh_json` target; the body is `linekit_fuzz_targets` (see there).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use linekit_core::dns::ProviderFormat;
 
 fuzz_target!(|data: &[u8]| {
-    linekit_core_fuzz::provider(ProviderFormat::DohJson, data);
+    if let Some(t) = linekit_fuzz_targets::TARGETS.iter().find(|t| t.name == "doh_json") {
+        (t.run)(data);
+    }
 });

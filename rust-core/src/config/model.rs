@@ -74,6 +74,17 @@ pub struct Thresholds {
     /// retried on the next line (0 = never buffer). Longer and streaming bodies are
     /// watched while the app reads them instead.
     pub buffer_body_max_bytes: u64,
+    /// This many consecutive requests slower than `slow_request_ms` on the serving line
+    /// move its traffic to a line known to be fast, even inside the switch interval.
+    pub slow_switch_count: u32,
+    /// A streak of at least two slow requests on the serving line that has lasted this long
+    /// (from its first slow request) moves traffic the same way, when requests are sparse.
+    pub slow_switch_ms: u64,
+    /// Upper bound of the random delay before an urgent detect (slow requests, consecutive
+    /// failures, WebSocket handshake failures) that opens an incident, i.e. is the first
+    /// urgent detect of its business line for two cooldowns. Later detects of the same
+    /// incident use `detect_jitter_ms`, so a fleet-wide outage still spreads out.
+    pub urgent_jitter_ms: u64,
 }
 
 impl Default for Thresholds {
@@ -93,6 +104,9 @@ impl Default for Thresholds {
             probe_budget_per_min: 20,
             ws_stable_ms: 30_000,
             buffer_body_max_bytes: 256 * 1024,
+            slow_switch_count: 3,
+            slow_switch_ms: 3_000,
+            urgent_jitter_ms: 1_000,
         }
     }
 }
@@ -108,6 +122,13 @@ pub struct BizLine {
     pub detect_path: String,
     /// Method of detect requests (`HEAD` by default).
     pub detect_method: String,
+    /// A probe passes only with this status (default: any status below 400).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detect_expect_status: Option<u16>,
+    /// A probe passes only with a body of exactly this many bytes (`GET` probes only; a
+    /// HEAD answer has no body to verify). Catches lines that cut bodies short.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detect_expect_length: Option<u64>,
     /// HTTP lines.
     pub http: Vec<LineConfig>,
     /// WebSocket lines.
@@ -149,6 +170,8 @@ impl Default for BizLine {
             match_hosts: Vec::new(),
             detect_path: "/line/ping".to_string(),
             detect_method: "HEAD".to_string(),
+            detect_expect_status: None,
+            detect_expect_length: None,
             http: Vec::new(),
             ws: Vec::new(),
             version_header: None,

@@ -271,6 +271,31 @@ fn biz_line<'c>(
             "must be HEAD, GET or OPTIONS",
         );
     }
+    if let Some(status) = biz.detect_expect_status {
+        if !(100..=599).contains(&status) {
+            f.rule(
+                &format!("{path}.detect_expect_status"),
+                "must be an HTTP status (100-599)",
+            );
+        }
+    }
+    if let Some(length) = biz.detect_expect_length {
+        if biz.detect_method != "GET" {
+            f.rule(
+                &format!("{path}.detect_expect_length"),
+                "needs detect_method GET (other probes carry no body)",
+            );
+        }
+        if length > crate::transport::MAX_BODY_BYTES as u64 {
+            f.rule(
+                &format!("{path}.detect_expect_length"),
+                format!(
+                    "at most {} bytes (a probe body is read whole)",
+                    crate::transport::MAX_BODY_BYTES
+                ),
+            );
+        }
+    }
     if !biz.detect_path.starts_with('/') {
         f.rule(&format!("{path}.detect_path"), "must start with /");
     }

@@ -280,6 +280,8 @@ fn document(v: &Value, f: &mut Findings) -> Config {
             ("startup_detect_delay_ms", &mut th.startup_detect_delay_ms),
             ("ws_stable_ms", &mut th.ws_stable_ms),
             ("buffer_body_max_bytes", &mut th.buffer_body_max_bytes),
+            ("slow_switch_ms", &mut th.slow_switch_ms),
+            ("urgent_jitter_ms", &mut th.urgent_jitter_ms),
         ] {
             if let Some(n) = t.get(key).and_then(|v| w.u64(&join("thresholds", key), v)) {
                 *slot = n;
@@ -289,6 +291,7 @@ fn document(v: &Value, f: &mut Findings) -> Config {
             ("failure_threshold", &mut th.failure_threshold),
             ("max_retries", &mut th.max_retries),
             ("probe_budget_per_min", &mut th.probe_budget_per_min),
+            ("slow_switch_count", &mut th.slow_switch_count),
         ] {
             if let Some(n) = t.get(key).and_then(|v| w.u32(&join("thresholds", key), v)) {
                 *slot = n;
@@ -425,6 +428,18 @@ fn biz_line(w: &mut Walk<'_>, path: &str, v: &Value) -> BizLine {
         b.detect_method = s;
     }
     version_guard(w, path, o, &mut b);
+    if let Some(n) = o
+        .get("detect_expect_status")
+        .and_then(|v| w.u32(&join(path, "detect_expect_status"), v))
+    {
+        b.detect_expect_status = Some(u16::try_from(n).unwrap_or(u16::MAX));
+    }
+    if let Some(n) = o
+        .get("detect_expect_length")
+        .and_then(|v| w.u64(&join(path, "detect_expect_length"), v))
+    {
+        b.detect_expect_length = Some(n);
+    }
     for (pool, slot) in [("http", &mut b.http), ("ws", &mut b.ws)] {
         let pool_path = join(path, pool);
         if let Some(items) = o.get(pool).and_then(|v| w.array(&pool_path, v)) {

@@ -10,7 +10,17 @@
 //!   `detect(biz)` skips the cooldown but not single-flight or the budget;
 //! - **jitter**: each detect starts after a random delay in `[0, detect_jitter_ms]`, and the
 //!   start-up detect after `startup_detect_delay_ms` plus jitter, so installs that saw the
-//!   same outage at the same moment do not probe in lock-step;
+//!   same outage at the same moment do not probe in lock-step. An **urgent** trigger (slow
+//!   requests, consecutive failures, a WebSocket handshake failure) that opens an incident —
+//!   no urgent detect of the business line started in the last
+//!   `2 × (detect_cooldown_ms + detect_jitter_ms)` — waits only `[0, urgent_jitter_ms]`
+//!   and pulls any scheduled non-urgent detect forward: a user waiting on a slow or broken
+//!   line does not wait for a delay that spans the cooldown — unless the pool already knows
+//!   a fast line to move to, when the move needs no probe and the trigger counts as
+//!   ordinary (so a fleet that knows its backup does not stampede it). Every later urgent detect of
+//!   the same incident uses the long jitter again, so a fleet that shares a long outage
+//!   still spreads its probes (one short burst at the onset, then the flat rate; see the
+//!   fleet simulation);
 //! - **budget**: a global [`ProbeBudget`] caps probes per minute per install; a detect
 //!   that gets fewer tokens than lines probes only that many (the most useful first).
 //!
@@ -45,6 +55,14 @@ pub enum Trigger {
 }
 
 impl Trigger {
+    /// Whether a user is waiting on a slow or failing line (see the module docs).
+    pub fn is_urgent(self) -> bool {
+        matches!(
+            self,
+            Trigger::SlowRequest | Trigger::ConsecutiveFailures | Trigger::WsHandshakeFailure
+        )
+    }
+
     /// Snake-case name.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -87,10 +105,12 @@ pub enum Plan {
 
 #[derive(Debug, Default, Clone)]
 struct BizDetect {
-    /// `(at, token, is_startup)` of the scheduled detect.
-    scheduled: Option<(u64, u64, bool)>,
+    /// `(at, token, trigger, urgent)` of the scheduled detect.
+    scheduled: Option<(u64, u64, Trigger, bool)>,
     in_flight: u32,
     last_start: Option<u64>,
+    /// Start of the latest detect asked for by an urgent trigger.
+    last_urgent_start: Option<u64>,
 }
 
 /// Scheduler state for every business line.
@@ -102,6 +122,7 @@ pub struct DetectScheduler {
     next_token: u64,
     cooldown_ms: u64,
     jitter_ms: u64,
+    urgent_jitter_ms: u64,
     startup_delay_ms: u64,
 }
 
@@ -115,6 +136,7 @@ impl DetectScheduler {
             next_token: 1,
             cooldown_ms: t.detect_cooldown_ms,
             jitter_ms: t.detect_jitter_ms,
+            urgent_jitter_ms: t.urgent_jitter_ms,
             startup_delay_ms: t.startup_detect_delay_ms,
         }
     }
@@ -123,6 +145,7 @@ impl DetectScheduler {
     pub fn set_thresholds(&mut self, t: &Thresholds, now_ms: u64) {
         self.cooldown_ms = t.detect_cooldown_ms;
         self.jitter_ms = t.detect_jitter_ms;
+        self.urgent_jitter_ms = t.urgent_jitter_ms;
         self.startup_delay_ms = t.startup_detect_delay_ms;
         self.budget.set_per_minute(t.probe_budget_per_min, now_ms);
     }
@@ -131,11 +154,35 @@ impl DetectScheduler {
     /// `StartAt` plan marks the business line as scheduled: call [`Self::begin`] with its
     /// token when the time comes (or [`Self::abandon`] if it cannot run).
     pub fn request(&mut self, biz: &Arc<str>, trigger: Trigger, now_ms: u64) -> Plan {
+        self.request_as(biz, trigger, trigger.is_urgent(), now_ms)
+    }
+
+    /// [`Self::request`], with the caller deciding whether the trigger is urgent: the
+    /// engine treats an urgent trigger as ordinary when the pool already knows a fast line
+    /// to move to (the move needs no probe, so the probe can spread out).
+    pub fn request_as(
+        &mut self,
+        biz: &Arc<str>,
+        trigger: Trigger,
+        urgent: bool,
+        now_ms: u64,
+    ) -> Plan {
         let cooldown = self.cooldown_ms;
-        let jitter = if self.jitter_ms == 0 {
+        let incident_gap = cooldown.saturating_add(self.jitter_ms).saturating_mul(2);
+        let state = self.biz.entry(biz.clone()).or_default();
+        let opens_incident = urgent
+            && state
+                .last_urgent_start
+                .is_none_or(|t| now_ms.saturating_sub(t) >= incident_gap);
+        let max_jitter = if opens_incident {
+            self.urgent_jitter_ms.min(self.jitter_ms)
+        } else {
+            self.jitter_ms
+        };
+        let jitter = if max_jitter == 0 {
             0
         } else {
-            self.rng.u64(0..=self.jitter_ms)
+            self.rng.u64(0..=max_jitter)
         };
         let base = if trigger == Trigger::Startup {
             self.startup_delay_ms
@@ -144,15 +191,18 @@ impl DetectScheduler {
         };
         let at = now_ms.saturating_add(base).saturating_add(jitter);
         let token = self.next_token;
-        let state = self.biz.entry(biz.clone()).or_default();
         if state.in_flight > 0 {
             return Plan::InFlight;
         }
         match state.scheduled {
-            // Only the delayed, low-priority start-up detect is pulled forward by a more
-            // urgent trigger; re-rolling the jitter on every trigger would bias starts
-            // early and bunch a fleet's probes together.
-            Some((scheduled_at, _, true)) if trigger != Trigger::Startup && at < scheduled_at => {}
+            // A more urgent trigger pulls a later scheduled detect forward: any trigger
+            // the delayed start-up detect, an incident-opening urgent one any non-urgent
+            // detect. Re-rolling the jitter on every trigger would bias starts early and
+            // bunch a fleet's probes together, so nothing else reschedules.
+            Some((scheduled_at, _, scheduled, scheduled_urgent))
+                if at < scheduled_at
+                    && ((scheduled == Trigger::Startup && trigger != Trigger::Startup)
+                        || (opens_incident && !scheduled_urgent)) => {}
             Some(_) => return Plan::InFlight,
             None => {
                 if trigger != Trigger::Manual {
@@ -165,7 +215,7 @@ impl DetectScheduler {
                 }
             }
         }
-        state.scheduled = Some((at, token, trigger == Trigger::Startup));
+        state.scheduled = Some((at, token, trigger, urgent));
         self.next_token += 1;
         Plan::StartAt { at, token }
     }
@@ -176,11 +226,15 @@ impl DetectScheduler {
     /// granted.
     pub fn begin(&mut self, biz: &Arc<str>, token: u64, wanted: u32, now_ms: u64) -> Option<u32> {
         let state = self.biz.get_mut(biz)?;
-        if state.scheduled.map(|(_, t, _)| t) != Some(token) {
+        let (_, scheduled_token, _, urgent) = state.scheduled?;
+        if scheduled_token != token {
             return None;
         }
         let granted = self.budget.take(now_ms, wanted);
         state.scheduled = None;
+        if urgent {
+            state.last_urgent_start = Some(now_ms);
+        }
         state.last_start = Some(now_ms);
         state.in_flight = granted;
         Some(granted)
@@ -300,5 +354,55 @@ mod tests {
         };
         assert_eq!(s.begin(&b, tb, 8, 0), Some(2));
         assert_eq!(s.budget_available(0), 0);
+    }
+
+    #[test]
+    fn an_incident_opening_urgent_trigger_waits_only_the_short_jitter() {
+        let biz: Arc<str> = Arc::from("spot");
+        let t = Thresholds {
+            detect_jitter_ms: 30_000,
+            urgent_jitter_ms: 500,
+            ..thresholds()
+        };
+        for seed in 0..20 {
+            let mut s = DetectScheduler::new(&t, seed, 0);
+            // A revive detect scheduled far ahead is pulled forward by the urgent trigger.
+            let Plan::StartAt { at: revive_at, .. } = s.request(&biz, Trigger::Revive, 0) else {
+                panic!()
+            };
+            let Plan::StartAt { at, token } = s.request(&biz, Trigger::SlowRequest, 10) else {
+                panic!("seed {seed}: the urgent trigger must reschedule (revive at {revive_at})")
+            };
+            assert!((10..=510).contains(&at), "seed {seed}: {at}");
+            assert_eq!(s.begin(&biz, token, 1, at), Some(1));
+            s.probe_finished(&biz);
+            // The same incident, after the cooldown: the long jitter again.
+            let later: Vec<u64> = (0..1)
+                .filter_map(
+                    |_| match s.request(&biz, Trigger::SlowRequest, at + 31_000) {
+                        Plan::StartAt { at: next, .. } => Some(next - (at + 31_000)),
+                        _ => None,
+                    },
+                )
+                .collect();
+            assert_eq!(later.len(), 1);
+            assert!(later[0] <= 30_000);
+        }
+        // Over many seeds the incident's later detects spread over the long jitter.
+        let spread: Vec<u64> = (0..50)
+            .map(|seed| {
+                let mut s = DetectScheduler::new(&t, seed, 0);
+                let Plan::StartAt { at, token } = s.request(&biz, Trigger::SlowRequest, 0) else {
+                    panic!()
+                };
+                s.begin(&biz, token, 1, at);
+                s.probe_finished(&biz);
+                match s.request(&biz, Trigger::ConsecutiveFailures, 31_000) {
+                    Plan::StartAt { at, .. } => at - 31_000,
+                    other => panic!("{other:?}"),
+                }
+            })
+            .collect();
+        assert!(spread.iter().any(|j| *j > 5_000), "{spread:?}");
     }
 }

@@ -15,11 +15,22 @@ use std::sync::Arc;
 impl Inner {
     /// Feeds a trigger to the detect scheduler; schedules the detect when it says so.
     pub(super) fn trigger(self: &Arc<Self>, biz: &Arc<str>, trigger: Trigger) -> bool {
+        self.trigger_as(biz, trigger, trigger.is_urgent())
+    }
+
+    /// [`Self::trigger`] with the urgency decided by the caller (see
+    /// [`crate::detect::DetectScheduler::request_as`]).
+    pub(super) fn trigger_as(
+        self: &Arc<Self>,
+        biz: &Arc<str>,
+        trigger: Trigger,
+        urgent: bool,
+    ) -> bool {
         if self.transport.is_none() || !self.is_open() {
             return false;
         }
         let now = self.clock.now_ms();
-        let plan = self.detect.lock().request(biz, trigger, now);
+        let plan = self.detect.lock().request_as(biz, trigger, urgent, now);
         match plan {
             Plan::StartAt { at, token } => {
                 let weak = Arc::downgrade(self);
@@ -124,9 +135,23 @@ impl Inner {
         result: &TransportResult,
         now: u64,
     ) {
+        let state = self.state.load();
+        let expect = state
+            .topology
+            .config
+            .biz_lines
+            .get(&**biz)
+            .map(ProbeExpectation::of)
+            .unwrap_or_default();
+        let mut unexpected = false;
         let (outcome, status) = match result {
-            TransportResult::Response { status, .. } => {
-                (Outcome::from_status(*status), Some(*status))
+            TransportResult::Response { status, body, .. } => {
+                unexpected = !expect.is_met(*status, body.len());
+                if unexpected {
+                    (Outcome::Http5xx, Some(*status))
+                } else {
+                    (Outcome::from_status(*status), Some(*status))
+                }
             }
             // A probe that gets no answer in time says the line is unreachable,
             // not merely slow to stream a body: count it as a connect timeout.
@@ -142,7 +167,9 @@ impl Inner {
             let mut pool = pool.lock();
             if let Some(index) = pool.index_of(line) {
                 let before = pool.lines()[index].breaker.state(now);
-                pool.record(now, index, outcome, status, cost);
+                // A failed expectation is a line fault whatever the status said.
+                let counted = if unexpected { None } else { status };
+                pool.record(now, index, outcome, counted, cost);
                 if let Some(v) = probe_version(&state.topology, biz, result) {
                     pool.observe_version(index, v);
                 }
@@ -230,6 +257,32 @@ fn probe_version(
     let limit = headers.len().min(crate::transport::MAX_HEADERS);
     crate::line::version::header_value(&headers[..limit], name)
         .and_then(crate::line::version::sanitize_value)
+}
+
+/// What a probe answer must look like to count as `ok` (per business line:
+/// `detect_expect_status`, `detect_expect_length`). Without expectations any status below
+/// 400 passes, as for real traffic. An answer that fails an expectation — another status, a
+/// body of another length (a line that cuts bodies short answers a HEAD probe perfectly
+/// well) — counts as `http_5xx`, a line fault.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ProbeExpectation {
+    status: Option<u16>,
+    length: Option<u64>,
+}
+
+impl ProbeExpectation {
+    fn of(biz: &crate::config::BizLine) -> Self {
+        ProbeExpectation {
+            status: biz.detect_expect_status,
+            length: biz.detect_expect_length,
+        }
+    }
+
+    /// Whether an answer with `status` and a body of `body_len` bytes meets the
+    /// expectations (always, when there are none: the status decides as for traffic).
+    pub(crate) fn is_met(&self, status: u16, body_len: usize) -> bool {
+        self.status.is_none_or(|s| s == status) && self.length.is_none_or(|n| n == body_len as u64)
+    }
 }
 
 /// The probe URL of a line: its own origin (never routed), HTTP family, plus the path.

@@ -13,6 +13,9 @@
 //! - a better line than the current one → switch ([`Reason::Ranked`]) if the
 //!   [`SwitchGuard`] allows it or if the current line's breaker is open (the guard never
 //!   keeps traffic on an open line); otherwise stay ([`Reason::Guarded`]);
+//! - the current line is in a slow streak ([`SlowRule`]) and another line is known to be
+//!   fast → switch to the best such line, even inside the switch interval
+//!   ([`Reason::SlowSwitch`]; a slowed line is also ranked after lines that are not);
 //! - the current line is still the best → [`Reason::Sticky`].
 //!
 //! A half-open line that is chosen and admitted as its single trial is reported as
@@ -72,6 +75,13 @@ pub struct LineState {
     pub consecutive_faults: u32,
     /// Last deployment fingerprint seen on this line (see [`super::version`]).
     pub version: Option<Arc<str>>,
+    /// Answered attempts in a row slower than `slow_request_ms` (reset by a fast answer).
+    pub slow_streak: u32,
+    /// When the current slow streak began (its first slow answer).
+    pub slow_since: Option<u64>,
+    /// The slow streak met the switch rule ([`SlowRule`]): ranked after lines that are not
+    /// slow, until a fast answer ends the streak.
+    pub slowed: bool,
 }
 
 impl LineState {
@@ -95,7 +105,63 @@ impl LineState {
             last_error: None,
             consecutive_faults: 0,
             version: None,
+            slow_streak: 0,
+            slow_since: None,
+            slowed: false,
         }
+    }
+}
+
+/// When a slow serving line loses its traffic: after `count` answers in a row slower than
+/// `slow_request_ms`, or after a streak of at least two that has lasted `streak_ms` (for
+/// sparse traffic) — but only to a line *known to be fast*: used, breaker closed, no fault
+/// and no slow answer as its latest outcomes, and a window average and latest cost under
+/// `slow_request_ms`. Without such a line the slow requests only trigger a detect, which
+/// is what makes a line known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlowRule {
+    /// An answer slower than this is slow.
+    pub slow_request_ms: u64,
+    /// Slow answers in a row that move traffic.
+    pub count: u32,
+    /// Age of a streak (≥ 2 slow answers) that moves traffic.
+    pub streak_ms: u64,
+}
+
+impl SlowRule {
+    /// The rule of a config's thresholds.
+    pub fn from_thresholds(t: &Thresholds) -> Self {
+        SlowRule {
+            slow_request_ms: t.slow_request_ms,
+            count: t.slow_switch_count,
+            streak_ms: t.slow_switch_ms,
+        }
+    }
+
+    /// Whether `line`'s slow streak meets the rule at `now_ms`.
+    pub fn is_streak(&self, line: &LineState, now_ms: u64) -> bool {
+        if self.count == 0 || line.slow_streak == 0 {
+            return false;
+        }
+        line.slow_streak >= self.count
+            || (line.slow_streak >= 2
+                && line
+                    .slow_since
+                    .is_some_and(|since| now_ms.saturating_sub(since) >= self.streak_ms))
+    }
+
+    /// Whether `line` is known to be fast at `now_ms`.
+    pub fn is_known_fast(&self, line: &LineState, now_ms: u64) -> bool {
+        if !line.used
+            || line.slow_streak > 0
+            || line.consecutive_faults > 0
+            || line.breaker.state(now_ms) != super::breaker::BreakerState::Closed
+            || line.last_cost_ms.is_none_or(|c| c > self.slow_request_ms)
+        {
+            return false;
+        }
+        let w = line.stats.summary(now_ms);
+        w.successes > 0 && w.avg_latency_ms.is_some_and(|l| l <= self.slow_request_ms)
     }
 }
 
@@ -188,6 +254,7 @@ pub struct LinePool {
     timeout_ms: u64,
     switch_interval_ms: u64,
     window_ms: u64,
+    slow: SlowRule,
     current: usize,
     guard: SwitchGuard,
     /// A report asked for a re-rank at the next select.
@@ -274,6 +341,7 @@ impl LinePool {
             timeout_ms: thresholds.timeout_ms,
             switch_interval_ms: thresholds.switch_interval_ms,
             window_ms: thresholds.window_ms,
+            slow: SlowRule::from_thresholds(thresholds),
             current: 0,
             guard: SwitchGuard::new(thresholds.switch_interval_ms),
             dirty: true,
@@ -418,6 +486,13 @@ impl LinePool {
             self.current = first;
             return self.admit(now_ms, first, Reason::AllSlowFallback);
         }
+        if let Some(fast) = self.slow_switch_target(now_ms) {
+            // A slow streak on the serving line bypasses the guard, but only towards a
+            // line known to be fast, so two slow lines cannot flap.
+            self.guard.record_switch(now_ms);
+            self.current = fast;
+            return self.admit(now_ms, fast, Reason::SlowSwitch);
+        }
         if best == self.current {
             return self.admit(now_ms, best, Reason::Sticky);
         }
@@ -431,6 +506,26 @@ impl LinePool {
             self.rerank_at = self.rerank_at.min(at);
         }
         self.admit(now_ms, self.current, Reason::Guarded)
+    }
+
+    /// Whether a line other than `index` is known to be fast ([`SlowRule::is_known_fast`]).
+    pub fn knows_fast_line_besides(&self, index: usize, now_ms: u64) -> bool {
+        self.lines
+            .iter()
+            .enumerate()
+            .any(|(i, l)| i != index && self.slow.is_known_fast(l, now_ms))
+    }
+
+    /// The line to move to because the current one is in a slow streak: the best-ranked
+    /// line known to be fast, if there is one.
+    fn slow_switch_target(&self, now_ms: u64) -> Option<usize> {
+        if !self.lines[self.current].slowed {
+            return None;
+        }
+        self.order
+            .iter()
+            .copied()
+            .find(|&i| i != self.current && self.slow.is_known_fast(&self.lines[i], now_ms))
     }
 
     /// Admits `index` through its breaker; a half-open trial overrides the reason.
@@ -530,6 +625,24 @@ impl LinePool {
         } else {
             line.consecutive_faults = 0;
         }
+        if outcome == Outcome::Ok {
+            if cost_ms > self.slow.slow_request_ms {
+                line.slow_streak = line.slow_streak.saturating_add(1);
+                line.slow_since.get_or_insert(now_ms);
+            } else {
+                line.slow_streak = 0;
+                line.slow_since = None;
+            }
+            line.slowed = self.slow.is_streak(line, now_ms);
+        }
+        let streak = self.lines.get(self.current).is_some_and(|c| c.slowed);
+        // The serving line's streak became long enough, or another line just proved fast
+        // while it is: the next select re-ranks (and moves if a fast line exists).
+        if streak && (index == self.current || self.slow.is_known_fast(&self.lines[index], now_ms))
+        {
+            self.dirty = true;
+        }
+        let line = &mut self.lines[index];
         line.breaker.on_result(now_ms, fault);
         if let Some(deadline) = line.breaker.next_deadline(now_ms) {
             self.rerank_at = self.rerank_at.min(deadline);
@@ -563,6 +676,9 @@ impl LinePool {
             line.last_cost_ms = prev.last_cost_ms;
             line.last_error = prev.last_error;
             line.consecutive_faults = prev.consecutive_faults;
+            line.slow_streak = prev.slow_streak;
+            line.slow_since = prev.slow_since;
+            line.slowed = prev.slowed;
             if self.version.is_some() {
                 line.version = prev.version.clone();
             }

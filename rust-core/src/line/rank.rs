@@ -6,13 +6,15 @@
 //! 2. lines whose most recent counted outcome was a line fault (`consecutive_faults > 0`)
 //!    still inside the window after the others — a failed line is demoted at once, never
 //!    removed, and the demotion ends when the fault leaves the window;
-//! 3. the [`Tier`]: untried lines first (so new lines get verified), then weighted success
+//! 3. lines whose slow streak met the slow-switch rule ([`super::pool::SlowRule`]) after
+//!    the others, until a fast answer ends the streak;
+//! 4. the [`Tier`]: untried lines first (so new lines get verified), then weighted success
 //!    rate ≥ 0.9, then 0.5–0.9, then below 0.5. A used line whose window is empty (its old
 //!    outcomes expired) counts as healthy, so a recovered line comes back;
-//! 4. inside a tier: untried lines by priority; the others by weight (descending), then
+//! 5. inside a tier: untried lines by priority; the others by weight (descending), then
 //!    [`effective_latency_ms`] (ascending: window average plus [`ERROR_PENALTY_MS`] per unit
 //!    of weighted failure), then priority;
-//! 5. the index, so the order is total and deterministic.
+//! 6. the index, so the order is total and deterministic.
 //!
 //! [`rank`] fills a caller-owned buffer and sorts it in place (unstable sort, no allocation
 //! once the buffer has grown to the pool size).
@@ -70,6 +72,7 @@ fn effective_latency_of(line: &LineState, w: &WindowSummary) -> u64 {
 struct RankKey {
     blocked: bool,
     faulted: bool,
+    slowed: bool,
     tier: Tier,
     inverse_weight: u32,
     latency: u64,
@@ -81,6 +84,7 @@ impl RankKey {
     const LAST: RankKey = RankKey {
         blocked: true,
         faulted: true,
+        slowed: true,
         tier: Tier::Failing,
         inverse_weight: u32::MAX,
         latency: u64::MAX,
@@ -104,6 +108,7 @@ fn key(lines: &[LineState], index: usize, now_ms: u64) -> RankKey {
         // with one fault below the breaker threshold would never get traffic (or a
         // success) again.
         faulted: line.consecutive_faults > 0 && w.weighted_failures > 0.0,
+        slowed: line.slowed,
         tier,
         inverse_weight,
         latency,

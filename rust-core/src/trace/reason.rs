@@ -37,6 +37,9 @@ crate::wire_enum! {
         RetryExcluded = "retry_excluded",
         /// A half-open line admitted this request as its single trial.
         HalfOpenTrial = "half_open_trial",
+        /// The current line answered slowly several times in a row and another line is known
+        /// to be fast: traffic moved, even inside the switch interval.
+        SlowSwitch = "slow_switch",
     }
 }
 

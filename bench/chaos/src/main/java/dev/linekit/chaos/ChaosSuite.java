@@ -1,0 +1,435 @@
+package dev.linekit.chaos;
+
+import dev.linekit.LineKit;
+import dev.linekit.LineKitDns;
+import dev.linekit.OkHttpClientsKt;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import okhttp3.ConnectionPool;
+import okhttp3.Dns;
+import okhttp3.OkHttpClient;
+
+/**
+ * The chaos suite (run by scripts/chaos.sh inside the client network namespace). Three nginx
+ * lines behind Toxiproxy; the fault hits the serving line (line1, the heaviest) while two
+ * clients run side by side: Linekit (OkHttp + Linekit, logical host api.chaos.test) and a
+ * plain OkHttp client pinned to line1 (the baseline). Each sends a GET every 20 ms from two
+ * threads; Linekit's client also sends an unkeyed POST every 100 ms.
+ *
+ * <p>Per scenario: failed requests, time to move away from line1, p50/p99/max latency,
+ * probes received by the servers, and the invariants: no failed idempotent request while a
+ * healthy line exists; no second delivery of an unkeyed POST; no X-Line-* header at a
+ * server; no call longer than its timeouts allow; HTTPDNS falling back to the system
+ * resolver when the DoH server dies. Writes JSON and a Markdown table; exits 1 when an
+ * invariant fails outside the known gaps (see {@link #KNOWN_GAPS}).
+ */
+public final class ChaosSuite {
+  static final long WARM_MS = 3_000;
+  static final long FAULT_MS = 7_000;
+  static final long CONNECT_MS = 1_000;
+  static final long READ_MS = 5_000;
+  static final int MAX_RETRIES = 2;
+  /** Latency the slow scenario adds to line1's answers. */
+  static final long SLOW_LATENCY_MS = 2_500;
+  /** Longest a call may take: every attempt connecting and reading to its timeout, + 2 s. */
+  static final long HANG_BOUND_MS = (MAX_RETRIES + 1) * (CONNECT_MS + READ_MS) + 2_000;
+  private static final String READ_SIDE = "read-side failures are not yet line faults with "
+      + "in-call retry in the Kotlin interceptor";
+
+  /**
+   * Scenarios whose invariants fail today for a reason outside this suite, with the reason.
+   * A failure there is reported as {@code known_gap} and does not fail the run; a pass there
+   * is reported too, so the entry can be removed.
+   */
+  static final Map<String, String> KNOWN_GAPS = Map.ofEntries(
+      Map.entry("refused", READ_SIDE + " (calls in flight on line1 when it went down)"),
+      Map.entry("reset", READ_SIDE),
+      Map.entry("stall", READ_SIDE + " (read timeouts are not retried)"),
+      Map.entry("truncated_small", READ_SIDE + " (bodies are not buffered or attributed)"),
+      Map.entry("truncated_large", READ_SIDE + " (bodies are not buffered or attributed)"),
+      Map.entry("truncated_chunked", READ_SIDE + " (bodies are not buffered or attributed)"),
+      Map.entry("two_down_then_all_down", READ_SIDE + " (calls in flight when the lines went down)"),
+      Map.entry("ipv6_blackhole", READ_SIDE + " (reads on kept-alive IPv6 connections)"),
+      Map.entry("ipv6_reject", READ_SIDE + " (resets on kept-alive IPv6 connections)"),
+      Map.entry("keepalive_drop", READ_SIDE + " (read timeouts on kept-alive connections)"));
+
+  /** Why a scenario cannot run on the servers this suite can install. */
+  static final Map<String, String> SKIPPED = Map.of("doh_down_json",
+      "no DoH server speaking the JSON API installs from the registries here: dnss (Debian) and "
+          + "doh-proxy (PyPI) serve RFC 8484 only; m13253/dns-over-https, sdns, routedns, "
+          + "dnsproxy and dnscrypt-proxy are refused by the Go module proxy");
+
+  private final Map<String, String> args;
+  private final Toxiproxy toxiproxy;
+  private final Kernel kernel = new Kernel();
+  private final ServerLogs logs;
+
+  ChaosSuite(Map<String, String> args) {
+    this.args = args;
+    this.toxiproxy = new Toxiproxy(args.get("--toxiproxy"));
+    this.logs = new ServerLogs(Path.of(args.get("--logs")), 3);
+  }
+
+  public static void main(String[] argv) throws Exception {
+    Map<String, String> args = new LinkedHashMap<>();
+    for (int i = 0; i + 1 < argv.length; i += 2) {
+      args.put(argv[i], argv[i + 1]);
+    }
+    System.exit(new ChaosSuite(args).run());
+  }
+
+  static List<Scenario> scenarios() {
+    String api = "/api/v1/ticker";
+    List<Scenario> s = new ArrayList<>();
+    s.add(new Scenario("refused", "toxiproxy down on line1", api,
+        (f, p) -> f.toxiproxy().enabled("line1", false), -1, null, true));
+    s.add(new Scenario("reset", "toxiproxy reset_peer on line1", api,
+        (f, p) -> f.toxiproxy().toxic("line1", "reset_peer", "downstream", "{\"timeout\":0}"),
+        -1, null, true));
+    s.add(new Scenario("stall", "toxiproxy timeout (accepts, never answers) on line1", api,
+        (f, p) -> f.toxiproxy().toxic("line1", "timeout", "downstream", "{\"timeout\":0}"),
+        -1, null, true));
+    s.add(new Scenario("truncated_small", "toxiproxy limit_data 1500 B, 4 KiB body", "/blob/small",
+        (f, p) -> f.toxiproxy().toxic("line1", "limit_data", "downstream", "{\"bytes\":1500}"),
+        -1, null, true));
+    s.add(new Scenario("truncated_large", "toxiproxy limit_data 200 kB, 1 MiB body", "/blob/large",
+        (f, p) -> f.toxiproxy().toxic("line1", "limit_data", "downstream", "{\"bytes\":200000}"),
+        -1, null, true));
+    s.add(new Scenario("truncated_chunked", "toxiproxy limit_data 20 kB, chunked gzip body",
+        "/blob/chunked",
+        (f, p) -> f.toxiproxy().toxic("line1", "limit_data", "downstream", "{\"bytes\":20000}"),
+        -1, null, true));
+    s.add(new Scenario("slow", "toxiproxy latency 2500 ms on line1", api,
+        (f, p) -> f.toxiproxy().toxic("line1", "latency", "downstream",
+            "{\"latency\":" + SLOW_LATENCY_MS + ",\"jitter\":0}"), -1, null, true));
+    s.add(new Scenario("two_down_then_all_down", "line1+line2 down, +4 s line3 down", api,
+        (f, p) -> {
+          if (p == 0) {
+            f.toxiproxy().enabled("line1", false);
+            f.toxiproxy().enabled("line2", false);
+          } else {
+            f.toxiproxy().enabled("line3", false);
+          }
+        }, WARM_MS + 4_000, null, true));
+    s.add(new Scenario("doh_down_json", "DoH server (JSON) down", api,
+        (f, p) -> f.toxiproxy().enabled("doh", false), -1, "doh-json", false));
+    s.add(new Scenario("doh_down_wire", "DoH server (RFC 8484) down", api,
+        (f, p) -> f.toxiproxy().enabled("doh", false), -1, "doh-wire", false));
+    s.add(new Scenario("ipv6_blackhole", "ip6tables DROP to the servers, IPv4 healthy", api,
+        (f, p) -> f.kernel().add("ip6tables", "-d", f.serverV6(), "-j", "DROP"), -1, null,
+        false));
+    s.add(new Scenario("ipv6_reject", "ip6tables REJECT (tcp-reset) to the servers, IPv4 healthy",
+        api, (f, p) -> f.kernel().add("ip6tables", "-d", f.serverV6(), "-p", "tcp", "-j",
+            "REJECT", "--reject-with", "tcp-reset"), -1, null, false));
+    s.add(new Scenario("keepalive_drop", "iptables+ip6tables DROP of established flows to line1",
+        api, (f, p) -> {
+          for (String tool : new String[] {"iptables", "ip6tables"}) {
+            f.kernel().add(tool, "-p", "tcp", "--dport", "18001", "-m", "conntrack",
+                "--ctstate", "ESTABLISHED", "-j", "DROP");
+          }
+        }, -1, null, true));
+    return s;
+  }
+
+  int run() throws Exception {
+    toxiproxy.reset();
+    for (int i = 1; i <= 3; i++) {
+      toxiproxy.create("line" + i, "[::]:1800" + i, "127.0.0.1:900" + i);
+    }
+    toxiproxy.create("doh", "[::]:18053", "127.0.0.1:8053");
+    String only = args.get("--only");
+    List<Map<String, Object>> results = new ArrayList<>();
+    boolean failed = false;
+    for (Scenario sc : scenarios()) {
+      if (only != null && !Arrays.asList(only.split(",")).contains(sc.name())) {
+        continue;
+      }
+      if (SKIPPED.containsKey(sc.name())) {
+        System.out.printf("%-24s skipped: %s%n", sc.name(), SKIPPED.get(sc.name()));
+        results.add(Map.of("name", sc.name(), "fault", sc.fault(), "status", "skipped",
+            "note", SKIPPED.get(sc.name())));
+        continue;
+      }
+      Map<String, Object> r = runScenario(sc);
+      results.add(r);
+      failed |= "fail".equals(r.get("status"));
+      System.out.println(row(r));
+    }
+    Files.writeString(Path.of(args.get("--out")), Json.write(Map.of(
+        "suite", "chaos", "warm_ms", WARM_MS, "fault_ms", FAULT_MS,
+        "client", Map.of("get_threads", 2, "get_interval_ms", 20, "post_interval_ms", 100,
+            "connect_timeout_ms", CONNECT_MS, "read_timeout_ms", READ_MS,
+            "max_retries", MAX_RETRIES, "hang_bound_ms", HANG_BOUND_MS),
+        "scenarios", results)) + "\n");
+    Files.writeString(Path.of(args.get("--md")), markdown(results));
+    long passed = results.stream().filter(r -> "pass".equals(r.get("status"))).count();
+    long gaps = results.stream().filter(r -> "known_gap".equals(r.get("status"))).count();
+    long skipped = results.stream().filter(r -> "skipped".equals(r.get("status"))).count();
+    long failures = results.size() - passed - gaps - skipped;
+    System.out.printf("chaos: %d passed, %d failed, %d known gaps (failing today for the reason "
+        + "in their note), %d cannot run here%n", passed, failures, gaps, skipped);
+    return failed ? 1 : 0;
+  }
+
+  String config(Scenario sc) {
+    String httpdns = sc.httpdns() == null ? "" : ",\"httpdns\":{\"providers\":[{\"id\":\"doh\","
+        + "\"format\":\"" + sc.httpdns() + "\",\"url\":\"http://" + args.get("--server-v4")
+        + ":18053/dns-query\"}],\"hosts\":[\"*.chaos.test\"],\"allow_private\":[\"*.chaos.test\"],"
+        + "\"min_ttl_s\":1}";
+    return "{\"version\":1,\"allow_cleartext\":true,"
+        + "\"thresholds\":{\"startup_detect_delay_ms\":200,\"detect_jitter_ms\":1000,"
+        + "\"detect_cooldown_ms\":5000,\"open_cooldown_ms\":5000,\"revive_interval_ms\":5000,"
+        + "\"window_ms\":60000,\"max_retries\":" + MAX_RETRIES + "},"
+        + "\"biz_lines\":{\"api\":{\"match\":[\"api.chaos.test\"],\"http\":["
+        + "{\"id\":\"line1\",\"url\":\"http://line1.chaos.test:18001\",\"weight\":100},"
+        + "{\"id\":\"line2\",\"url\":\"http://line2.chaos.test:18002\",\"weight\":50},"
+        + "{\"id\":\"line3\",\"url\":\"http://line3.chaos.test:18003\",\"weight\":50}]}}"
+        + httpdns + "}";
+  }
+
+  static OkHttpClient.Builder base() {
+    return new OkHttpClient.Builder()
+        .connectTimeout(CONNECT_MS, TimeUnit.MILLISECONDS)
+        .readTimeout(READ_MS, TimeUnit.MILLISECONDS)
+        .writeTimeout(READ_MS, TimeUnit.MILLISECONDS)
+        .retryOnConnectionFailure(false);
+  }
+
+  /** Counts lookups answered by the system resolver (the HTTPDNS fallback). */
+  static final class CountingDns implements Dns {
+    final AtomicInteger lookups = new AtomicInteger();
+    final Dns delegate;
+
+    CountingDns(Dns delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public List<InetAddress> lookup(String host) throws UnknownHostException {
+      lookups.incrementAndGet();
+      return delegate.lookup(host);
+    }
+  }
+
+  Map<String, Object> runScenario(Scenario sc) throws Exception {
+    toxiproxy.reset();
+    kernel.clear();
+    logs.mark();
+    LineKit kit = new LineKit.Builder().configJson(config(sc)).build();
+    CountingDns system = new CountingDns(Dns.SYSTEM);
+    CountingDns all = new CountingDns(new LineKitDns(kit, system));
+    OkHttpClient.Builder lkBuilder = OkHttpClientsKt.lineKit(base(), kit, system).dns(all)
+        .addInterceptor(new Load.Recorder());
+    if (sc.httpdns() != null) {
+      // A new connection per call, so every call resolves its line host: the scenario
+      // watches where the answers come from.
+      lkBuilder.connectionPool(new ConnectionPool(0, 1, TimeUnit.SECONDS));
+    }
+    OkHttpClient lk = lkBuilder.build();
+    OkHttpClient plain = base().addInterceptor(new Load.Recorder()).build();
+    Load withLineKit = new Load(lk, "http://api.chaos.test:18001" + sc.path(),
+        "http://api.chaos.test:18001/orders", true);
+    Load baseline = new Load(plain, "http://line1.chaos.test:18001" + sc.path(), null, false);
+    long t0 = System.currentTimeMillis();
+    long total = WARM_MS + FAULT_MS;
+    withLineKit.start(t0, total, 2, 20, 100);
+    baseline.start(t0, total, 2, 20, 100);
+    Scenario.Faults faults = new Scenario.Faults(toxiproxy, kernel, args.get("--server-v4"),
+        args.get("--server-v6"));
+    sleepUntil(t0 + WARM_MS);
+    int systemBefore = system.lookups.get();
+    int allBefore = all.lookups.get();
+    String injectError = null;
+    try {
+      sc.inject().apply(faults, 0);
+      if (sc.allDownAtMs() > 0) {
+        sleepUntil(t0 + sc.allDownAtMs());
+        sc.inject().apply(faults, 1);
+      }
+    } catch (Exception e) {
+      injectError = e.getMessage();
+    }
+    withLineKit.join(total + HANG_BOUND_MS + 5_000);
+    baseline.join(HANG_BOUND_MS + 5_000);
+    int systemAfter = system.lookups.get() - systemBefore;
+    toxiproxy.reset();
+    kernel.clear();
+    List<ServerLogs.Entry> seen = logs.since();
+    kit.close();
+    lk.connectionPool().evictAll();
+    plain.connectionPool().evictAll();
+    return evaluate(sc, withLineKit.calls(), baseline.calls(), seen, allBefore - systemBefore,
+        systemAfter, injectError);
+  }
+
+  Map<String, Object> evaluate(Scenario sc, List<Load.Call> lkCalls, List<Load.Call> baseCalls,
+      List<ServerLogs.Entry> seen, int httpdnsBefore, int systemAfter, String injectError) {
+    long healthyUntil = sc.allDownAtMs() > 0 ? sc.allDownAtMs() : Long.MAX_VALUE;
+    List<Load.Call> gets = lkCalls.stream().filter(c -> !c.post()).collect(Collectors.toList());
+    List<Load.Call> posts = lkCalls.stream().filter(Load.Call::post).collect(Collectors.toList());
+    long failedWhileHealthy = gets.stream()
+        .filter(c -> !c.ok() && c.endMs() < healthyUntil).count();
+    Long movedAfter = null;
+    if (sc.movesAway()) {
+      movedAfter = gets.stream()
+          .filter(c -> c.startMs() >= WARM_MS && c.ok() && c.firstLine() != null
+              && !c.firstLine().equals("line1"))
+          .map(c -> c.startMs() - WARM_MS).min(Long::compare).orElse(null);
+    }
+    Long slowBeforeMove = null;
+    if (movedAfter != null && sc.name().equals("slow")) {
+      long movedAt = WARM_MS + movedAfter;
+      slowBeforeMove = gets.stream()
+          .filter(c -> c.startMs() >= WARM_MS && c.startMs() < movedAt
+              && "line1".equals(c.firstLine()) && c.latencyMs() > 2_000)
+          .count();
+    }
+    Map<String, Integer> dupes = ServerLogs.duplicatePosts(seen);
+    long leaked = seen.stream().filter(ServerLogs.Entry::xLineHeader).count();
+    long probes = seen.stream()
+        .filter(e -> e.uri().equals("/line/ping")).count();
+    long maxLatency = lkCalls.stream().mapToLong(Load.Call::latencyMs).max().orElse(0);
+    Map<String, Object> inv = new LinkedHashMap<>();
+    inv.put("no_failed_idempotent_while_healthy", failedWhileHealthy == 0);
+    inv.put("no_second_post_delivery", dupes.isEmpty());
+    inv.put("no_x_line_header_at_server", leaked == 0);
+    inv.put("no_hang", maxLatency <= HANG_BOUND_MS);
+    if (slowBeforeMove != null || sc.name().equals("slow")) {
+      // The first slow answer arrives after the injected latency; from there traffic must
+      // move within 3 s or 5 slow requests, whichever comes first (the default bound).
+      inv.put("slow_line_left_within_bound", movedAfter != null
+          && movedAfter <= SLOW_LATENCY_MS + 3_000 && slowBeforeMove <= 5);
+    }
+    if (sc.httpdns() != null) {
+      inv.put("httpdns_falls_back_to_system", httpdnsBefore > 0 && systemAfter > 0
+          && failedWhileHealthy == 0);
+    }
+    boolean ok = injectError == null && inv.values().stream().allMatch(v -> (Boolean) v);
+    String status = ok ? "pass" : KNOWN_GAPS.containsKey(sc.name()) ? "known_gap" : "fail";
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("name", sc.name());
+    r.put("fault", sc.fault());
+    r.put("status", status);
+    if (ok && KNOWN_GAPS.containsKey(sc.name())) {
+      r.put("note", "passes now: remove it from KNOWN_GAPS");
+    } else if (!ok && KNOWN_GAPS.containsKey(sc.name())) {
+      r.put("note", KNOWN_GAPS.get(sc.name()));
+    }
+    if (injectError != null) {
+      r.put("inject_error", injectError);
+    }
+    r.put("invariants", inv);
+    Map<String, Object> l = stats(gets);
+    l.put("failed_while_healthy_line", failedWhileHealthy);
+    l.put("moved_away_after_ms", movedAfter);
+    if (slowBeforeMove != null) {
+      l.put("slow_requests_before_move", slowBeforeMove);
+    }
+    l.put("probes_at_servers", probes);
+    l.put("posts", posts.size());
+    l.put("posts_failed", posts.stream().filter(c -> !c.ok()).count());
+    l.put("duplicate_post_deliveries", dupes.size());
+    l.put("x_line_headers_at_servers", leaked);
+    l.put("max_ms", maxLatency);
+    l.put("errors", topErrors(gets));
+    if (sc.httpdns() != null) {
+      l.put("httpdns_answers_before_fault", httpdnsBefore);
+      l.put("system_lookups_after_fault", systemAfter);
+    }
+    r.put("linekit", l);
+    Map<String, Object> b = stats(baseCalls);
+    b.put("max_ms", baseCalls.stream().mapToLong(Load.Call::latencyMs).max().orElse(0));
+    b.put("errors", topErrors(baseCalls));
+    r.put("baseline", b);
+    r.put("server_requests", seen.size());
+    return r;
+  }
+
+  static Map<String, Object> stats(List<Load.Call> calls) {
+    long[] lat = calls.stream().mapToLong(Load.Call::latencyMs).sorted().toArray();
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("requests", calls.size());
+    m.put("failed", calls.stream().filter(c -> !c.ok()).count());
+    m.put("p50_ms", pct(lat, 0.50));
+    m.put("p99_ms", pct(lat, 0.99));
+    return m;
+  }
+
+  static Map<String, Long> topErrors(List<Load.Call> calls) {
+    Map<String, Long> m = calls.stream().filter(c -> c.error() != null)
+        .collect(Collectors.groupingBy(c -> c.error().split(":")[0], Collectors.counting()));
+    return new LinkedHashMap<>(m);
+  }
+
+  static long pct(long[] sorted, double p) {
+    if (sorted.length == 0) {
+      return 0;
+    }
+    return sorted[Math.min(sorted.length - 1, (int) Math.ceil(p * sorted.length) - 1)];
+  }
+
+  @SuppressWarnings("unchecked")
+  static String row(Map<String, Object> r) {
+    Map<String, Object> l = (Map<String, Object>) r.get("linekit");
+    Map<String, Object> b = (Map<String, Object>) r.get("baseline");
+    return String.format(Locale.ROOT,
+        "%-24s %-9s linekit failed %4s/%-5s moved %6s ms p50/p99 %5s/%5s ms probes %3s | "
+            + "okhttp failed %4s/%-5s p50/p99 %5s/%5s ms %s",
+        r.get("name"), r.get("status"), l.get("failed"), l.get("requests"),
+        l.get("moved_away_after_ms"), l.get("p50_ms"), l.get("p99_ms"), l.get("probes_at_servers"),
+        b.get("failed"), b.get("requests"), b.get("p50_ms"), b.get("p99_ms"),
+        failedInvariants(r));
+  }
+
+  @SuppressWarnings("unchecked")
+  static String failedInvariants(Map<String, Object> r) {
+    Map<String, Object> inv = (Map<String, Object>) r.get("invariants");
+    String bad = inv.entrySet().stream().filter(e -> !(Boolean) e.getValue())
+        .map(Map.Entry::getKey).collect(Collectors.joining(","));
+    return bad.isEmpty() ? "" : "FAILED: " + bad;
+  }
+
+  @SuppressWarnings("unchecked")
+  static String markdown(List<Map<String, Object>> results) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("| scenario | fault | status | Linekit failed GETs | plain OkHttp failed GETs | "
+        + "moved away after | Linekit p50 / p99 | OkHttp p50 / p99 | probes | failed invariants |\n");
+    sb.append("|---|---|---|---|---|---|---|---|---|---|\n");
+    for (Map<String, Object> r : results) {
+      if ("skipped".equals(r.get("status"))) {
+        sb.append("| ").append(r.get("name")).append(" | ").append(r.get("fault"))
+            .append(" | skipped | – | – | – | – | – | – | ").append(r.get("note")).append(" |\n");
+        continue;
+      }
+      Map<String, Object> l = (Map<String, Object>) r.get("linekit");
+      Map<String, Object> b = (Map<String, Object>) r.get("baseline");
+      Object moved = l.get("moved_away_after_ms");
+      sb.append(String.format(Locale.ROOT,
+          "| %s | %s | %s | %s of %s | %s of %s | %s | %s / %s ms | %s / %s ms | %s | %s |\n",
+          r.get("name"), r.get("fault"), r.get("status"), l.get("failed"), l.get("requests"),
+          b.get("failed"), b.get("requests"), moved == null ? "–" : moved + " ms",
+          l.get("p50_ms"), l.get("p99_ms"), b.get("p50_ms"), b.get("p99_ms"),
+          l.get("probes_at_servers"), failedInvariants(r).replace("FAILED: ", "")));
+    }
+    return sb.toString();
+  }
+
+  static void sleepUntil(long t) throws InterruptedException {
+    long wait = t - System.currentTimeMillis();
+    if (wait > 0) {
+      Thread.sleep(wait);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package dev.linekit.chaos;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The nginx access logs of the lines: {@code msec|method|uri|x-request-id|x-line-biz|
+ * x-line-fixed-host|x-line-keep-original-host|x-line-chaos}. {@link #mark()} remembers where
+ * each log ends; {@link #since()} reads what the servers logged after it.
+ */
+final class ServerLogs {
+  record Entry(String line, String method, String uri, String requestId, boolean xLineHeader) {}
+
+  private final Path dir;
+  private final int lines;
+  private final long[] offsets;
+
+  ServerLogs(Path dir, int lines) {
+    this.dir = dir;
+    this.lines = lines;
+    this.offsets = new long[lines];
+  }
+
+  void mark() throws IOException {
+    for (int i = 0; i < lines; i++) {
+      Path p = dir.resolve("line" + (i + 1) + ".log");
+      offsets[i] = Files.exists(p) ? Files.size(p) : 0;
+    }
+  }
+
+  List<Entry> since() throws IOException {
+    List<Entry> out = new ArrayList<>();
+    for (int i = 0; i < lines; i++) {
+      Path p = dir.resolve("line" + (i + 1) + ".log");
+      if (!Files.exists(p)) {
+        continue;
+      }
+      byte[] all = Files.readAllBytes(p);
+      String text = new String(all, (int) offsets[i], all.length - (int) offsets[i]);
+      for (String row : text.split("\n")) {
+        String[] f = row.split("\\|", -1);
+        if (f.length < 8) {
+          continue;
+        }
+        boolean leaked = false;
+        for (int k = 4; k < 8; k++) {
+          leaked |= !f[k].equals("-") && !f[k].isEmpty();
+        }
+        out.add(new Entry("line" + (i + 1), f[1], f[2], f[3], leaked));
+      }
+    }
+    return out;
+  }
+
+  /** Request ids of POSTs that reached the servers more than once. */
+  static Map<String, Integer> duplicatePosts(List<Entry> entries) {
+    Map<String, Integer> seen = new HashMap<>();
+    for (Entry e : entries) {
+      if (e.method.equals("POST") && !e.requestId.equals("-")) {
+        seen.merge(e.requestId, 1, Integer::sum);
+      }
+    }
+    seen.values().removeIf(n -> n < 2);
+    return seen;
+  }
+}
