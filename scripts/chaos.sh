@@ -76,12 +76,8 @@ command -v java >/dev/null 2>&1 || { echo "chaos: 'java' is required" >&2; exit 
 command -v mvn >/dev/null 2>&1 || { echo "chaos: 'mvn' is required" >&2; exit 1; }
 
 # --- the client: liblinekit.so (with the RFC 8484 provider) and the harness ----------------
-say "building liblinekit.so (doh-wire) and the Kotlin bindings"
-cargo build -q -p linekit-android --features bindgen,doh-wire --lib --bin uniffi-bindgen
-GEN="$ROOT/android-bindings/android/target/generated-kotlin"
-rm -rf "$GEN"
-"$ROOT/target/debug/uniffi-bindgen" generate --library "$ROOT/target/debug/liblinekit.so" \
-  --language kotlin --no-format --out-dir "$GEN" >/dev/null
+say "building liblinekit.so and the Kotlin bindings"
+"$ROOT/build.sh" bindings >/dev/null
 mvn -B -ntp -q -f android-bindings/android/pom.xml install -DskipTests -Dlinekit.native.dir="$ROOT/target/debug"
 cp_file=$(mktemp)
 mvn -B -ntp -q -f bench/chaos/pom.xml package dependency:build-classpath -Dmdep.outputFile="$cp_file"
