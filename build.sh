@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One entry point for Linekit: test | demo | bench | android | bindings
+# One entry point for Linekit: test | cross | size | demo | bench | android | bindings
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$(pwd)
@@ -20,6 +20,104 @@ rust_tests() {
   cargo clippy --workspace --all-targets --all-features -- -D warnings
   echo "== cargo test"
   cargo test --workspace --all-features
+}
+
+# ---- Cross targets: Android clippy, the core's tests on ARM under qemu-user, .so sizes ----
+ANDROID_TARGETS=(aarch64-linux-android armv7-linux-androideabi x86_64-linux-android i686-linux-android)
+ARM_TARGETS=(aarch64-unknown-linux-gnu armv7-unknown-linux-gnueabihf)
+
+# Per ARM Linux target: cross gcc (linker), binutils prefix, qemu-user binary, sysroot.
+arm_gcc() { case $1 in aarch64-*) echo aarch64-linux-gnu-gcc ;; armv7-*) echo arm-linux-gnueabihf-gcc ;; esac; }
+arm_prefix() { case $1 in aarch64-*) echo aarch64-linux-gnu ;; armv7-*) echo arm-linux-gnueabihf ;; esac; }
+arm_qemu() { case $1 in aarch64-*) echo qemu-aarch64 ;; armv7-*) echo qemu-arm ;; esac; }
+# The Cargo environment variable stem of a target: aarch64-unknown-linux-gnu -> AARCH64_UNKNOWN_LINUX_GNU
+cargo_target_env() { echo "$1" | tr '[:lower:]-' '[:upper:]_'; }
+
+# Installs the rustup targets given that are missing; exits naming them if rustup cannot.
+ensure_rust_targets() {
+  need rustup
+  local installed missing=() t
+  installed=$(rustup target list --installed)
+  for t in "$@"; do grep -qxF "$t" <<<"$installed" || missing+=("$t"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "== rustup target add ${missing[*]}"
+  if ! rustup target add "${missing[@]}"; then
+    echo "build.sh: rustup could not install the Rust target(s): ${missing[*]}" >&2
+    echo "  (run 'rustup target add ${missing[*]}' on a machine that reaches the Rust dist server)" >&2
+    exit 1
+  fi
+}
+
+# Installs the Debian packages that own the missing files or commands, given as PATH=PACKAGE
+# pairs (a PATH without a slash is a command); exits naming them if apt cannot.
+ensure_apt_packages() {
+  local pair path pkg missing=()
+  for pair in "$@"; do
+    path=${pair%%=*}
+    pkg=${pair#*=}
+    if [[ $path == */* ]]; then [ -e "$path" ] && continue; else command -v "$path" >/dev/null 2>&1 && continue; fi
+    [[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo -n)
+  echo "== apt-get install ${missing[*]}"
+  if ! command -v apt-get >/dev/null 2>&1 ||
+    ! "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300 update -qq ||
+    ! DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300 install -y -qq "${missing[@]}"; then
+    echo "build.sh: could not install the Debian package(s): ${missing[*]}" >&2
+    echo "  (needed to cross-link and run the ARM builds; install them with apt-get as root)" >&2
+    exit 1
+  fi
+}
+
+# Everything the cross steps of `./build.sh test` need, checked before anything is built.
+ensure_cross_tools() {
+  ensure_rust_targets "${ANDROID_TARGETS[@]}" "${ARM_TARGETS[@]}"
+  ensure_apt_packages \
+    qemu-aarch64=qemu-user qemu-arm=qemu-user \
+    aarch64-linux-gnu-gcc=gcc-aarch64-linux-gnu arm-linux-gnueabihf-gcc=gcc-arm-linux-gnueabihf \
+    /usr/aarch64-linux-gnu/lib/crt1.o=libc6-dev-arm64-cross \
+    /usr/arm-linux-gnueabihf/lib/crt1.o=libc6-dev-armhf-cross
+}
+
+# Compiles every `cfg(target_os = "android")` path (android_logger included) for the four
+# ABIs; armv7 and i686 catch 32-bit problems. No linker is needed for clippy.
+android_clippy() {
+  local t
+  for t in "${ANDROID_TARGETS[@]}"; do
+    echo "== cargo clippy -p linekit-android --lib --target $t"
+    cargo clippy -p linekit-android --lib --target "$t" -- -D warnings
+  done
+}
+
+# Points Cargo at the cross gcc and qemu-user for an ARM Linux target. Tests that spawn a
+# target binary put LINEKIT_TEST_RUNNER in front of it (no binfmt_misc is assumed).
+arm_env() {
+  local t=$1 stem
+  stem=$(cargo_target_env "$t")
+  export "CARGO_TARGET_${stem}_LINKER=$(arm_gcc "$t")"
+  export "CARGO_TARGET_${stem}_RUNNER=$(arm_qemu "$t") -L /usr/$(arm_prefix "$t")"
+  export "LINEKIT_TEST_RUNNER=$(arm_qemu "$t") -L /usr/$(arm_prefix "$t")"
+}
+
+# The whole linekit-core suite, with the features CI uses, on 64- and 32-bit ARM Linux.
+# Prints "TARGET: N passed, M failed" per target (the sum of cargo's test results).
+arm_tests() {
+  local t log status counts
+  for t in "${ARM_TARGETS[@]}"; do
+    echo "== cargo test -p linekit-core --all-features --target $t (qemu-user)"
+    log=$(mktemp)
+    status=0
+    (arm_env "$t" && cargo test -p linekit-core --all-features --target "$t") 2>&1 | tee "$log" || status=$?
+    counts=$(awk '/^test result:/ { p += $4; f += $6 } END { printf "%d passed, %d failed", p, f }' "$log")
+    rm -f "$log"
+    echo "$t: $counts"
+    if [ "$status" -ne 0 ]; then
+      echo "build.sh: linekit-core tests failed on $t (exit $status)" >&2
+      exit 1
+    fi
+  done
 }
 
 # Host build of liblinekit.so (debug: unstripped, so it carries the UniFFI metadata) and
@@ -123,12 +221,23 @@ bench_all() {
 cmd=${1:-}
 case "$cmd" in
   test)
+    need cargo
+    ensure_cross_tools
     rust_tests
+    android_clippy
+    arm_tests
     bindings
     jvm_tests
     ;;
   bindings)
     bindings
+    ;;
+  cross)
+    # The cross steps of `test` alone: Android-target clippy and the core's tests on ARM.
+    need cargo
+    ensure_cross_tools
+    android_clippy
+    arm_tests
     ;;
   bench)
     need java
@@ -149,7 +258,7 @@ case "$cmd" in
     exec scripts/android-build.sh
     ;;
   *)
-    echo "usage: ./build.sh test|demo|bench|android|bindings" >&2
+    echo "usage: ./build.sh test|cross|size|demo|bench|android|bindings" >&2
     exit 2
     ;;
 esac
