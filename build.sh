@@ -91,6 +91,20 @@ android_clippy() {
   done
 }
 
+# `./build.sh android` on a machine without the SDK/NDK must stop at once (under 5 s) and
+# name what is missing, before anything is built.
+android_preflight_check() {
+  echo "== ./build.sh android without an SDK/NDK: fails fast and names what is missing"
+  local out status=0 start=$SECONDS
+  out=$(env -u ANDROID_HOME -u ANDROID_SDK_ROOT -u ANDROID_NDK_HOME timeout 5 scripts/android-build.sh 2>&1) || status=$?
+  if [ "$status" -ne 1 ] || [[ $out != *"ANDROID_NDK_HOME"* ]] || [[ $out != *"ANDROID_HOME"* ]]; then
+    echo "build.sh: scripts/android-build.sh without an NDK should exit 1 naming ANDROID_HOME and ANDROID_NDK_HOME; exit $status after $((SECONDS - start)) s:" >&2
+    echo "$out" >&2
+    exit 1
+  fi
+  echo "  ok: exit 1 after $((SECONDS - start)) s, $(grep -c '^  - ' <<<"$out") missing item(s) named"
+}
+
 # Points Cargo at the cross gcc and qemu-user for an ARM Linux target. Tests that spawn a
 # target binary put LINEKIT_TEST_RUNNER in front of it (no binfmt_misc is assumed).
 arm_env() {
@@ -223,6 +237,7 @@ case "$cmd" in
   test)
     need cargo
     ensure_cross_tools
+    android_preflight_check
     rust_tests
     android_clippy
     arm_tests
@@ -236,6 +251,7 @@ case "$cmd" in
     # The cross steps of `test` alone: Android-target clippy and the core's tests on ARM.
     need cargo
     ensure_cross_tools
+    android_preflight_check
     android_clippy
     arm_tests
     ;;

@@ -16,10 +16,21 @@ ndk=${ANDROID_NDK_HOME:-}
 if [ -z "$ndk" ] && [ -n "$sdk" ] && [ -d "$sdk/ndk" ]; then
   ndk=$(ls -d "$sdk"/ndk/* 2>/dev/null | sort -V | tail -n 1 || true)
 fi
-[ -n "$ndk" ] && [ -d "$ndk" ] || missing+=("ANDROID_NDK_HOME: set it to an NDK r28 or newer (sdkmanager 'ndk;28.2.13676358')")
+if [ -n "$ndk" ] && [ -d "$ndk" ]; then
+  # NDK r28+ links with 16 KB max page size by default (required for Android 15+ devices).
+  rev=$(sed -n 's/^Pkg.Revision *= *\([0-9]*\).*/\1/p' "$ndk/source.properties" 2>/dev/null || true)
+  if [ "${rev:-0}" -lt 28 ]; then
+    missing+=("NDK r28 or newer: $ndk is r${rev:-? (no source.properties)} (16 KB page alignment needs r28+)")
+  fi
+else
+  missing+=("ANDROID_NDK_HOME: set it to an NDK r28 or newer (sdkmanager 'ndk;28.2.13676358')")
+fi
 command -v cargo >/dev/null 2>&1 || missing+=("cargo: install Rust (rustup)")
+command -v rustup >/dev/null 2>&1 || missing+=("rustup: needed to add the four Android targets")
 command -v cargo-ndk >/dev/null 2>&1 || missing+=("cargo-ndk: cargo install cargo-ndk")
 command -v java >/dev/null 2>&1 || missing+=("java 17+: needed by Gradle")
+[ -x ./gradlew ] || command -v gradle >/dev/null 2>&1 ||
+  missing+=("Gradle: no ./gradlew and no gradle on PATH (run 'gradle wrapper' once with Gradle 8.14+)")
 if [ ${#missing[@]} -gt 0 ]; then
   echo "build.sh android: cannot build the Android artifacts; missing:" >&2
   printf '  - %s\n' "${missing[@]}" >&2
@@ -27,16 +38,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   exit 1
 fi
 
-# NDK r28+ links with 16 KB max page size by default (required for Android 15+ devices).
-rev=$(sed -n 's/^Pkg.Revision *= *\([0-9]*\).*/\1/p' "$ndk/source.properties" 2>/dev/null || echo 0)
-if [ "${rev:-0}" -lt 28 ]; then
-  echo "build.sh android: NDK at $ndk is r${rev:-?}; r28 or newer is required (16 KB page alignment)" >&2
-  exit 1
-fi
 export ANDROID_NDK_HOME="$ndk"
 
 echo "== rustup targets"
-rustup target add aarch64-linux-android armv7-linux-androideabi x86_64-linux-android i686-linux-android
+if ! rustup target add aarch64-linux-android armv7-linux-androideabi x86_64-linux-android i686-linux-android; then
+  echo "build.sh android: rustup could not add the Android targets (aarch64-linux-android armv7-linux-androideabi x86_64-linux-android i686-linux-android)" >&2
+  exit 1
+fi
 
 echo "== cargo ndk (${ABIS[*]}) → $JNILIBS"
 rm -rf "$JNILIBS"
@@ -60,9 +68,6 @@ for abi in "${ABIS[@]}"; do
 done
 
 echo "== Gradle: AAR and sample APK"
-if [ -x ./gradlew ]; then gradle=./gradlew; elif command -v gradle >/dev/null 2>&1; then gradle=gradle; else
-  echo "build.sh android: no ./gradlew and no gradle on PATH (run 'gradle wrapper' once with Gradle 8.14+)" >&2
-  exit 1
-fi
+if [ -x ./gradlew ]; then gradle=./gradlew; else gradle=gradle; fi
 "$gradle" :android-bindings:assembleRelease :kotlin-sample:assembleDebug -Plinekit.jniLibs="$JNILIBS"
 ls -l android-bindings/build/outputs/aar/*.aar kotlin-sample/build/outputs/apk/debug/*.apk
