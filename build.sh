@@ -134,6 +134,76 @@ arm_tests() {
   done
 }
 
+# `./build.sh size`: the stripped release liblinekit.so per ABI, built with the flags of the
+# Android release (scripts/release-flags.sh) for 64- and 32-bit ARM Linux and the host, which
+# stand in for the NDK link: linked by lld with 16 KB pages like NDK r28+. Each build also
+# runs examples/ffi_panic (under qemu-user on ARM) to prove that the release flags still
+# catch a panic at the FFI boundary. Prints one JSON object {"TARGET": stripped_bytes, ...}
+# on stdout (everything else goes to stderr) and fails if any is at or over SIZE_LIMIT.
+SIZE_LIMIT=1000000
+
+size_targets() { echo "${ARM_TARGETS[@]}" "$(rustc -vV | sed -n 's/^host: //p')"; }
+
+# Link flags for the stand-in of the NDK link on Linux target $1: lld (the toolchain's own,
+# through gcc's -fuse-ld) and 16 KB max page size, as NDK r28+ links Android libraries.
+size_link_flags() {
+  local gcc_ld
+  gcc_ld="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/gcc-ld"
+  echo "-C link-arg=-fuse-ld=lld -C link-arg=-B$gcc_ld -C link-arg=-Wl,-z,max-page-size=16384"
+}
+
+so_sizes() {
+  need cargo
+  need rustc
+  # shellcheck source=scripts/release-flags.sh
+  source scripts/release-flags.sh
+  local host t stem strip_tool run so out json="" sep="" tdir=${CARGO_TARGET_DIR:-target}
+  host=$(rustc -vV | sed -n 's/^host: //p')
+  ensure_rust_targets "${ARM_TARGETS[@]}"
+  linekit_ensure_rust_src
+  ensure_apt_packages \
+    qemu-aarch64=qemu-user qemu-arm=qemu-user \
+    aarch64-linux-gnu-gcc=gcc-aarch64-linux-gnu arm-linux-gnueabihf-gcc=gcc-arm-linux-gnueabihf \
+    aarch64-linux-gnu-strip=binutils-aarch64-linux-gnu arm-linux-gnueabihf-strip=binutils-arm-linux-gnueabihf \
+    /usr/aarch64-linux-gnu/lib/crt1.o=libc6-dev-arm64-cross \
+    /usr/arm-linux-gnueabihf/lib/crt1.o=libc6-dev-armhf-cross >&2
+  need strip
+  out=$(mktemp -d)
+  for t in $(size_targets); do
+    stem=$(cargo_target_env "$t")
+    if [ "$t" = "$host" ]; then
+      strip_tool=strip
+      run=()
+    else
+      export "CARGO_TARGET_${stem}_LINKER=$(arm_gcc "$t")"
+      strip_tool="$(arm_prefix "$t")-strip"
+      run=("$(arm_qemu "$t")" -L "/usr/$(arm_prefix "$t")")
+    fi
+    LINEKIT_LINK_RUSTFLAGS=$(size_link_flags "$t")
+    echo "== release liblinekit.so for $t" >&2
+    linekit_release_cargo cargo build --target "$t" "${LINEKIT_RELEASE_CARGO_ARGS[@]}" >&2
+    so="$tdir/$t/release/liblinekit.so"
+    cp "$so" "$out/$t.so"
+    "$strip_tool" "$out/$t.so"
+    echo "== examples/ffi_panic with the same flags on $t" >&2
+    linekit_release_cargo cargo build --target "$t" "${LINEKIT_RELEASE_CARGO_ARGS[@]/--lib/--example=ffi_panic}" >&2
+    if ! "${run[@]}" "$tdir/$t/release/examples/ffi_panic" >&2; then
+      echo "build.sh size: the release build for $t does not catch a panic at the FFI boundary" >&2
+      exit 1
+    fi
+    json="$json$sep\"$t\":$(stat -c %s "$out/$t.so")"
+    sep=","
+  done
+  echo "{$json}"
+  local over
+  over=$(find "$out" -name '*.so' -size +$((SIZE_LIMIT - 1))c -printf '%f ')
+  rm -rf "$out"
+  if [ -n "$over" ]; then
+    echo "build.sh size: at or over $SIZE_LIMIT bytes stripped: $over" >&2
+    exit 1
+  fi
+}
+
 # Host build of liblinekit.so (debug: unstripped, so it carries the UniFFI metadata) and
 # generation of the Kotlin bindings in library mode. Generated code is never committed.
 bindings() {
@@ -269,6 +339,9 @@ case "$cmd" in
     cp=$(module_classpath kotlin-sample/pom.xml)
     # shellcheck disable=SC2046
     java $(jvm_native_flags) -cp "$cp" dev.linekit.sample.DemoKt
+    ;;
+  size)
+    so_sizes
     ;;
   android)
     exec scripts/android-build.sh

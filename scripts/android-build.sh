@@ -46,11 +46,16 @@ if ! rustup target add aarch64-linux-android armv7-linux-androideabi x86_64-linu
   exit 1
 fi
 
+# The release flags shared with `./build.sh size` (std rebuilt for size, panics unwind).
+# shellcheck source=scripts/release-flags.sh
+source scripts/release-flags.sh
+linekit_ensure_rust_src
+
 echo "== cargo ndk (${ABIS[*]}) → $JNILIBS"
 rm -rf "$JNILIBS"
 ndk_args=()
 for abi in "${ABIS[@]}"; do ndk_args+=(-t "$abi"); done
-cargo ndk "${ndk_args[@]}" --platform 24 -o "$JNILIBS" build --release -p linekit-android --lib
+linekit_release_cargo cargo ndk "${ndk_args[@]}" --platform 24 -o "$JNILIBS" build "${LINEKIT_RELEASE_CARGO_ARGS[@]}"
 
 echo "== 16 KB page alignment (llvm-readelf: every LOAD segment aligned to 0x4000 or more)"
 readelf=$(ls "$ndk"/toolchains/llvm/prebuilt/*/bin/llvm-readelf | head -n 1)
