@@ -145,11 +145,13 @@ SIZE_LIMIT=1000000
 size_targets() { echo "${ARM_TARGETS[@]}" "$(rustc -vV | sed -n 's/^host: //p')"; }
 
 # Link flags for the stand-in of the NDK link on Linux target $1: lld (the toolchain's own,
-# through gcc's -fuse-ld) and 16 KB max page size, as NDK r28+ links Android libraries.
+# through gcc's -fuse-ld) and 16 KB max page size, as NDK r28+ links Android libraries, and
+# packed relative relocations: RELR, the format glibc loads, where the Android release
+# packs them in Android's own format (scripts/android-build.sh).
 size_link_flags() {
   local gcc_ld
   gcc_ld="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/gcc-ld"
-  echo "-C link-arg=-fuse-ld=lld -C link-arg=-B$gcc_ld -C link-arg=-Wl,-z,max-page-size=16384"
+  echo "-C link-arg=-fuse-ld=lld -C link-arg=-B$gcc_ld -C link-arg=-Wl,-z,max-page-size=16384 -C link-arg=-Wl,-z,pack-relative-relocs"
 }
 
 so_sizes() {

@@ -50,6 +50,9 @@ fi
 # shellcheck source=scripts/release-flags.sh
 source scripts/release-flags.sh
 linekit_ensure_rust_src
+# Packed relative relocations (Android's APS2 format, loaded by bionic since API 23; the
+# library's minSdk is 24): the biggest dynamic section of the .so otherwise.
+LINEKIT_LINK_RUSTFLAGS="-C link-arg=-Wl,--pack-dyn-relocs=android"
 
 echo "== cargo ndk (${ABIS[*]}) → $JNILIBS"
 rm -rf "$JNILIBS"
