@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One entry point for Linekit: test | demo | bench | android | bindings | fuzz | chaos
+# One entry point for Linekit: test | cross | size | demo | bench | android | bindings | fuzz | chaos
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$(pwd)
@@ -20,6 +20,190 @@ rust_tests() {
   cargo clippy --workspace --all-targets --all-features -- -D warnings
   echo "== cargo test"
   cargo test --workspace --all-features
+}
+
+# ---- Cross targets: Android clippy, the core's tests on ARM under qemu-user, .so sizes ----
+ANDROID_TARGETS=(aarch64-linux-android armv7-linux-androideabi x86_64-linux-android i686-linux-android)
+ARM_TARGETS=(aarch64-unknown-linux-gnu armv7-unknown-linux-gnueabihf)
+
+# Per ARM Linux target: cross gcc (linker), binutils prefix, qemu-user binary, sysroot.
+arm_gcc() { case $1 in aarch64-*) echo aarch64-linux-gnu-gcc ;; armv7-*) echo arm-linux-gnueabihf-gcc ;; esac; }
+arm_prefix() { case $1 in aarch64-*) echo aarch64-linux-gnu ;; armv7-*) echo arm-linux-gnueabihf ;; esac; }
+arm_qemu() { case $1 in aarch64-*) echo qemu-aarch64 ;; armv7-*) echo qemu-arm ;; esac; }
+# The Cargo environment variable stem of a target: aarch64-unknown-linux-gnu -> AARCH64_UNKNOWN_LINUX_GNU
+cargo_target_env() { echo "$1" | tr '[:lower:]-' '[:upper:]_'; }
+
+# Installs the rustup targets given that are missing; exits naming them if rustup cannot.
+ensure_rust_targets() {
+  need rustup
+  local installed missing=() t
+  installed=$(rustup target list --installed)
+  for t in "$@"; do grep -qxF "$t" <<<"$installed" || missing+=("$t"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "== rustup target add ${missing[*]}"
+  if ! rustup target add "${missing[@]}"; then
+    echo "build.sh: rustup could not install the Rust target(s): ${missing[*]}" >&2
+    echo "  (run 'rustup target add ${missing[*]}' on a machine that reaches the Rust dist server)" >&2
+    exit 1
+  fi
+}
+
+# Installs the Debian packages that own the missing files or commands, given as PATH=PACKAGE
+# pairs (a PATH without a slash is a command); exits naming them if apt cannot.
+ensure_apt_packages() {
+  local pair path pkg missing=()
+  for pair in "$@"; do
+    path=${pair%%=*}
+    pkg=${pair#*=}
+    if [[ $path == */* ]]; then [ -e "$path" ] && continue; else command -v "$path" >/dev/null 2>&1 && continue; fi
+    [[ " ${missing[*]} " == *" $pkg "* ]] || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo -n)
+  echo "== apt-get install ${missing[*]}"
+  if ! command -v apt-get >/dev/null 2>&1 ||
+    ! "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300 update -qq ||
+    ! DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=300 install -y -qq "${missing[@]}"; then
+    echo "build.sh: could not install the Debian package(s): ${missing[*]}" >&2
+    echo "  (needed to cross-link and run the ARM builds; install them with apt-get as root)" >&2
+    exit 1
+  fi
+}
+
+# Everything the cross steps of `./build.sh test` need, checked before anything is built.
+ensure_cross_tools() {
+  ensure_rust_targets "${ANDROID_TARGETS[@]}" "${ARM_TARGETS[@]}"
+  ensure_apt_packages \
+    qemu-aarch64=qemu-user qemu-arm=qemu-user \
+    aarch64-linux-gnu-gcc=gcc-aarch64-linux-gnu arm-linux-gnueabihf-gcc=gcc-arm-linux-gnueabihf \
+    /usr/aarch64-linux-gnu/lib/crt1.o=libc6-dev-arm64-cross \
+    /usr/arm-linux-gnueabihf/lib/crt1.o=libc6-dev-armhf-cross
+}
+
+# Compiles every `cfg(target_os = "android")` path (android_logger included) for the four
+# ABIs; armv7 and i686 catch 32-bit problems. No linker is needed for clippy.
+android_clippy() {
+  local t
+  for t in "${ANDROID_TARGETS[@]}"; do
+    echo "== cargo clippy -p linekit-android --lib --target $t"
+    cargo clippy -p linekit-android --lib --target "$t" -- -D warnings
+  done
+}
+
+# `./build.sh android` on a machine without the SDK/NDK must stop at once (under 5 s) and
+# name what is missing, before anything is built.
+android_preflight_check() {
+  echo "== ./build.sh android without an SDK/NDK: fails fast and names what is missing"
+  local out status=0 start=$SECONDS
+  out=$(env -u ANDROID_HOME -u ANDROID_SDK_ROOT -u ANDROID_NDK_HOME timeout 5 scripts/android-build.sh 2>&1) || status=$?
+  if [ "$status" -ne 1 ] || [[ $out != *"ANDROID_NDK_HOME"* ]] || [[ $out != *"ANDROID_HOME"* ]]; then
+    echo "build.sh: scripts/android-build.sh without an NDK should exit 1 naming ANDROID_HOME and ANDROID_NDK_HOME; exit $status after $((SECONDS - start)) s:" >&2
+    echo "$out" >&2
+    exit 1
+  fi
+  echo "  ok: exit 1 after $((SECONDS - start)) s, $(grep -c '^  - ' <<<"$out") missing item(s) named"
+}
+
+# Points Cargo at the cross gcc and qemu-user for an ARM Linux target. Tests that spawn a
+# target binary put LINEKIT_TEST_RUNNER in front of it (no binfmt_misc is assumed).
+arm_env() {
+  local t=$1 stem
+  stem=$(cargo_target_env "$t")
+  export "CARGO_TARGET_${stem}_LINKER=$(arm_gcc "$t")"
+  export "CARGO_TARGET_${stem}_RUNNER=$(arm_qemu "$t") -L /usr/$(arm_prefix "$t")"
+  export "LINEKIT_TEST_RUNNER=$(arm_qemu "$t") -L /usr/$(arm_prefix "$t")"
+}
+
+# The whole linekit-core suite, with the features CI uses, on 64- and 32-bit ARM Linux.
+# Prints "TARGET: N passed, M failed" per target (the sum of cargo's test results).
+arm_tests() {
+  local t log status counts
+  for t in "${ARM_TARGETS[@]}"; do
+    echo "== cargo test -p linekit-core --all-features --target $t (qemu-user)"
+    log=$(mktemp)
+    status=0
+    (arm_env "$t" && cargo test -p linekit-core --all-features --target "$t") 2>&1 | tee "$log" || status=$?
+    counts=$(awk '/^test result:/ { p += $4; f += $6 } END { printf "%d passed, %d failed", p, f }' "$log")
+    rm -f "$log"
+    echo "$t: $counts"
+    if [ "$status" -ne 0 ]; then
+      echo "build.sh: linekit-core tests failed on $t (exit $status)" >&2
+      exit 1
+    fi
+  done
+}
+
+# `./build.sh size`: the stripped release liblinekit.so per ABI, built with the flags of the
+# Android release (scripts/release-flags.sh) for 64- and 32-bit ARM Linux and the host, which
+# stand in for the NDK link: linked by lld with 16 KB pages like NDK r28+. Each build also
+# runs examples/ffi_panic (under qemu-user on ARM) to prove that the release flags still
+# catch a panic at the FFI boundary. Prints one JSON object {"TARGET": stripped_bytes, ...}
+# on stdout (everything else goes to stderr) and fails if any is at or over SIZE_LIMIT.
+SIZE_LIMIT=1000000
+
+size_targets() { echo "${ARM_TARGETS[@]}" "$(rustc -vV | sed -n 's/^host: //p')"; }
+
+# Link flags for the stand-in of the NDK link on Linux target $1: lld (the toolchain's own,
+# through gcc's -fuse-ld) and 16 KB max page size, as NDK r28+ links Android libraries, and
+# packed relative relocations: RELR, the format glibc loads, where the Android release
+# packs them in Android's own format (scripts/android-build.sh).
+size_link_flags() {
+  local gcc_ld
+  gcc_ld="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/gcc-ld"
+  echo "-C link-arg=-fuse-ld=lld -C link-arg=-B$gcc_ld -C link-arg=-Wl,-z,max-page-size=16384 -C link-arg=-Wl,-z,pack-relative-relocs"
+}
+
+so_sizes() {
+  need cargo
+  need rustc
+  # shellcheck source=scripts/release-flags.sh
+  source scripts/release-flags.sh
+  local host t stem strip_tool run so out json="" sep="" tdir=${CARGO_TARGET_DIR:-target}
+  host=$(rustc -vV | sed -n 's/^host: //p')
+  ensure_rust_targets "${ARM_TARGETS[@]}"
+  linekit_ensure_rust_src
+  ensure_apt_packages \
+    qemu-aarch64=qemu-user qemu-arm=qemu-user \
+    aarch64-linux-gnu-gcc=gcc-aarch64-linux-gnu arm-linux-gnueabihf-gcc=gcc-arm-linux-gnueabihf \
+    aarch64-linux-gnu-strip=binutils-aarch64-linux-gnu arm-linux-gnueabihf-strip=binutils-arm-linux-gnueabihf \
+    /usr/aarch64-linux-gnu/lib/crt1.o=libc6-dev-arm64-cross \
+    /usr/arm-linux-gnueabihf/lib/crt1.o=libc6-dev-armhf-cross >&2
+  need strip
+  out=$(mktemp -d)
+  for t in $(size_targets); do
+    stem=$(cargo_target_env "$t")
+    if [ "$t" = "$host" ]; then
+      strip_tool=strip
+      run=()
+    else
+      export "CARGO_TARGET_${stem}_LINKER=$(arm_gcc "$t")"
+      strip_tool="$(arm_prefix "$t")-strip"
+      run=("$(arm_qemu "$t")" -L "/usr/$(arm_prefix "$t")")
+    fi
+    LINEKIT_LINK_RUSTFLAGS=$(size_link_flags "$t")
+    echo "== release liblinekit.so for $t" >&2
+    linekit_release_cargo cargo build --target "$t" "${LINEKIT_RELEASE_CARGO_ARGS[@]}" >&2
+    so="$tdir/$t/release/liblinekit.so"
+    cp "$so" "$out/$t.so"
+    "$strip_tool" "$out/$t.so"
+    echo "== examples/ffi_panic with the same flags on $t" >&2
+    linekit_release_cargo cargo build --target "$t" "${LINEKIT_RELEASE_CARGO_ARGS[@]/--lib/--example=ffi_panic}" >&2
+    if ! "${run[@]}" "$tdir/$t/release/examples/ffi_panic" >&2; then
+      echo "build.sh size: the release build for $t does not catch a panic at the FFI boundary" >&2
+      exit 1
+    fi
+    json="$json$sep\"$t\":$(stat -c %s "$out/$t.so")"
+    sep=","
+  done
+  echo "{$json}"
+  local over
+  over=$(find "$out" -name '*.so' -size +$((SIZE_LIMIT - 1))c -printf '%f ')
+  rm -rf "$out"
+  if [ -n "$over" ]; then
+    echo "build.sh size: at or over $SIZE_LIMIT bytes stripped: $over" >&2
+    exit 1
+  fi
 }
 
 # The what-if HTML report rendered by headless Chromium (installed when missing).
@@ -134,13 +318,26 @@ bench_all() {
 cmd=${1:-}
 case "$cmd" in
   test)
+    need cargo
+    ensure_cross_tools
+    android_preflight_check
     rust_tests
+    android_clippy
+    arm_tests
     html_report_test
     bindings
     jvm_tests
     ;;
   bindings)
     bindings
+    ;;
+  cross)
+    # The cross steps of `test` alone: Android-target clippy and the core's tests on ARM.
+    need cargo
+    ensure_cross_tools
+    android_preflight_check
+    android_clippy
+    arm_tests
     ;;
   bench)
     need java
@@ -164,6 +361,9 @@ case "$cmd" in
       --config target/demo/policy-threshold1.json --compare --html target/demo/report.html | tail -n 1
     echo "Open $ROOT/target/demo/report.html"
     ;;
+  size)
+    so_sizes
+    ;;
   android)
     exec scripts/android-build.sh
     ;;
@@ -176,7 +376,7 @@ case "$cmd" in
     exec scripts/chaos.sh "${@:2}"
     ;;
   *)
-    echo "usage: ./build.sh test|demo|bench|android|bindings|fuzz [SECONDS]|chaos" >&2
+    echo "usage: ./build.sh test|cross|size|demo|bench|android|bindings|fuzz [SECONDS]|chaos" >&2
     exit 2
     ;;
 esac

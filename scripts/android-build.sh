@@ -15,11 +15,22 @@ ndk=${ANDROID_NDK_HOME:-}
 if [ -z "$ndk" ] && [ -n "$sdk" ] && [ -d "$sdk/ndk" ]; then
   ndk=$(ls -d "$sdk"/ndk/* 2>/dev/null | sort -V | tail -n 1 || true)
 fi
-[ -n "$ndk" ] && [ -d "$ndk" ] || missing+=("ANDROID_NDK_HOME: set it to an NDK r28 or newer (sdkmanager 'ndk;28.2.13676358')")
+if [ -n "$ndk" ] && [ -d "$ndk" ]; then
+  # NDK r28+ links with 16 KB max page size by default (required for Android 15+ devices).
+  rev=$(sed -n 's/^Pkg.Revision *= *\([0-9]*\).*/\1/p' "$ndk/source.properties" 2>/dev/null || true)
+  if [ "${rev:-0}" -lt 28 ]; then
+    missing+=("NDK r28 or newer: $ndk is r${rev:-? (no source.properties)} (16 KB page alignment needs r28+)")
+  fi
+else
+  missing+=("ANDROID_NDK_HOME: set it to an NDK r28 or newer (sdkmanager 'ndk;28.2.13676358')")
+fi
 command -v cargo >/dev/null 2>&1 || missing+=("cargo: install Rust (rustup)")
+command -v rustup >/dev/null 2>&1 || missing+=("rustup: needed to add the four Android targets")
 command -v cargo-ndk >/dev/null 2>&1 || missing+=("cargo-ndk: cargo install cargo-ndk")
 command -v java >/dev/null 2>&1 || missing+=("java 17+: needed by Gradle")
 command -v python3 >/dev/null 2>&1 || missing+=("python3: runs the 16 KB alignment check")
+[ -x ./gradlew ] || command -v gradle >/dev/null 2>&1 ||
+  missing+=("Gradle: no ./gradlew and no gradle on PATH (./gradlew is committed; restore it from the repository)")
 if [ ${#missing[@]} -gt 0 ]; then
   echo "build.sh android: cannot build the Android artifacts; missing:" >&2
   printf '  - %s\n' "${missing[@]}" >&2
@@ -27,17 +38,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   exit 1
 fi
 
-# NDK r28+ links with 16 KB max page size by default (required for Android 15+ devices).
-rev=$(sed -n 's/^Pkg.Revision *= *\([0-9]*\).*/\1/p' "$ndk/source.properties" 2>/dev/null || echo 0)
-if [ "${rev:-0}" -lt 28 ]; then
-  echo "build.sh android: NDK at $ndk is r${rev:-?}; r28 or newer is required (16 KB page alignment)" >&2
-  exit 1
-fi
 export ANDROID_NDK_HOME="$ndk"
 
 echo "== rustup targets"
-rustup target add aarch64-linux-android armv7-linux-androideabi x86_64-linux-android i686-linux-android
+if ! rustup target add aarch64-linux-android armv7-linux-androideabi x86_64-linux-android i686-linux-android; then
+  echo "build.sh android: rustup could not add the Android targets (aarch64-linux-android armv7-linux-androideabi x86_64-linux-android i686-linux-android)" >&2
+  exit 1
+fi
 
+# The release flags (std rebuilt for size, panics unwind, packed relocations) are applied
+# by scripts/cargo-ndk-release.sh, which the Gradle build runs for the four ABIs.
 echo "== Gradle: AAR (cargo-ndk for the four ABIs runs inside the build) and sample APKs"
 if [ ! -x ./gradlew ]; then
   echo "build.sh android: ./gradlew is missing from this checkout" >&2

@@ -86,10 +86,10 @@ abstract class CargoNdkBuild @Inject constructor(private val exec: ExecOperation
         exec.exec {
             workingDir = workspace.get().asFile
             environment("ANDROID_NDK_HOME", ndk.path)
+            // The release flags live in one place (scripts/release-flags.sh, also measured by
+            // `./build.sh size`); this script applies them to cargo-ndk.
             commandLine(
-                listOf("cargo", "ndk") + abis.get().flatMap { listOf("-t", it) } +
-                    listOf("--platform", platform.get().toString(), "-o", out.path) +
-                    listOf("build", "--release", "-p", "linekit-android", "--lib"),
+                listOf("bash", "scripts/cargo-ndk-release.sh", out.path, platform.get().toString()) + abis.get(),
             )
         }
     }

@@ -373,7 +373,7 @@ fn each_malformed_document_reports_exactly_its_paths() {
                 "/httpdns/providers",
                 json!([
             {"id": "a", "format": "dnspod", "url": "https://d.example/d"},
-            {"id": "a", "format": "doh-wire", "url": "https://d.example/dns-query"}]),
+            {"id": "a", "format": "doh-json", "url": "https://d.example/dns-query"}]),
             ),
             vec!["httpdns.providers[1].id"],
             "duplicate",
@@ -566,6 +566,18 @@ fn each_malformed_document_reports_exactly_its_paths() {
             "{name}: expected {needle:?} in {errors:?}"
         );
     }
+}
+
+/// The wire format is a cargo feature: with it a `doh-wire` provider validates; without it
+/// the same document is rejected at the format's path (checked in `httpdns_engine`).
+#[cfg(feature = "doh-wire")]
+#[test]
+fn a_doh_wire_provider_validates_when_the_feature_is_built() {
+    let doc = with(
+        "/httpdns/providers",
+        json!([{"id": "w", "format": "doh-wire", "url": "https://d.example/dns-query"}]),
+    );
+    assert_eq!(errors_of(&doc.to_string()), Vec::<FieldError>::new());
 }
 
 #[test]

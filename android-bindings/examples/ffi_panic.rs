@@ -1,0 +1,149 @@
+//! A panic inside a call through the exported C ABI comes back to the caller as an error
+//! status, and the process and the engine carry on.
+//!
+//! The panic path is the one a misbehaving app can take: when a Kotlin `TraceSink` throws,
+//! UniFFI's glue panics on the Rust side of the callback, inside `route`, on the caller's
+//! thread. Here a Rust sink panics the same way, and `route` is called through the same
+//! `uniffi_linekit_fn_method_*` symbols that the generated Kotlin calls through JNA.
+//!
+//! A test binary always unwinds whatever the profile says, so only a program can prove
+//! that the *release* build (profile, `panic` strategy, std build) still catches panics:
+//! `./build.sh size` builds this example with exactly the flags of the shipped `.so` and
+//! runs it on every target it measures. `tests/ffi_panic.rs` runs the same checks in
+//! `cargo test`. Exit status 0 means every check held; a release build that aborts on
+//! panic dies here with SIGABRT.
+
+use linekit::{NativeLineKit, Protocol, RouteRequest, TraceSink, UniFfiTag};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use uniffi::{Lower, RustBuffer, RustCallStatus, RustCallStatusCode};
+
+extern "C" {
+    fn uniffi_linekit_fn_method_nativelinekit_route(
+        ptr: u64,
+        request: RustBuffer,
+        status: &mut RustCallStatus,
+    ) -> RustBuffer;
+    fn uniffi_linekit_fn_method_nativelinekit_max_retries(
+        ptr: u64,
+        status: &mut RustCallStatus,
+    ) -> u32;
+    fn uniffi_linekit_fn_clone_nativelinekit(ptr: u64, status: &mut RustCallStatus) -> u64;
+    fn uniffi_linekit_fn_free_nativelinekit(ptr: u64, status: &mut RustCallStatus);
+}
+
+/// A method call consumes one reference: like the generated Kotlin, clone the handle first.
+fn cloned(handle: u64) -> Result<u64, String> {
+    let mut status = RustCallStatus::default();
+    // SAFETY: `handle` is a live NativeLineKit handle.
+    let copy = unsafe { uniffi_linekit_fn_clone_nativelinekit(handle, &mut status) };
+    match status.code {
+        RustCallStatusCode::Success => Ok(copy),
+        other => Err(format!("clone: status {other:?}")),
+    }
+}
+
+const CONFIG: &str = r#"{
+  "version": 1,
+  "biz_lines": {"spot": {"match": ["api.example.com"],
+                         "http": [{"id": "a", "url": "https://a.example.com"}]}},
+  "trace": {"sample_rate": 1.0}
+}"#;
+
+/// What UniFFI's callback glue does when the foreign `emit` throws.
+struct ThrowingSink;
+
+impl TraceSink for ThrowingSink {
+    fn emit(&self, _event_json: String) {
+        panic!("Callback interface failure: java.lang.RuntimeException from TraceSink.emit");
+    }
+}
+
+fn route_request() -> RustBuffer {
+    <RouteRequest as Lower<UniFfiTag>>::lower(RouteRequest {
+        url: "https://api.example.com/v1/ping".into(),
+        method: "GET".into(),
+        biz: None,
+        keep_original: false,
+        fixed_host: None,
+        protocol: Protocol::Http,
+        exclude: Vec::new(),
+    })
+}
+
+/// Runs every check; `Err` says which one failed.
+pub fn check() -> Result<(), String> {
+    let kit = NativeLineKit::new(
+        Some(CONFIG.into()),
+        None,
+        None,
+        None,
+        Some(Box::new(ThrowingSink)),
+        None,
+    )
+    .map_err(|e| format!("engine: {e}"))?;
+    let handle = <Arc<NativeLineKit> as Lower<UniFfiTag>>::lower(kit).as_raw();
+
+    for attempt in 1..=3 {
+        let this = cloned(handle)?;
+        let mut status = RustCallStatus::default();
+        // SAFETY: `this` is a fresh reference to a live NativeLineKit; the buffer is ours.
+        let out = unsafe {
+            uniffi_linekit_fn_method_nativelinekit_route(this, route_request(), &mut status)
+        };
+        if status.code != RustCallStatusCode::UnexpectedError {
+            return Err(format!(
+                "route #{attempt}: expected UnexpectedError, got {:?}",
+                status.code
+            ));
+        }
+        out.destroy();
+        std::mem::ManuallyDrop::into_inner(status.error_buf).destroy();
+    }
+
+    // The engine is still usable through the same boundary.
+    let this = cloned(handle)?;
+    let mut status = RustCallStatus::default();
+    // SAFETY: as above.
+    let retries = unsafe { uniffi_linekit_fn_method_nativelinekit_max_retries(this, &mut status) };
+    if status.code != RustCallStatusCode::Success {
+        return Err(format!(
+            "max_retries after the panics: status {:?}",
+            status.code
+        ));
+    }
+    let mut status = RustCallStatus::default();
+    // SAFETY: the handle is released exactly once, here.
+    unsafe { uniffi_linekit_fn_free_nativelinekit(handle, &mut status) };
+    if status.code != RustCallStatusCode::Success {
+        return Err(format!("free: status {:?}", status.code));
+    }
+    println!(
+        "ffi_panic: 3 panics caught at the UniFFI boundary; max_retries = {retries} afterwards"
+    );
+    Ok(())
+}
+
+/// Silences the default hook (which would print each expected panic) and counts them.
+pub fn count_panics() -> Arc<AtomicUsize> {
+    let count = Arc::new(AtomicUsize::new(0));
+    let seen = count.clone();
+    std::panic::set_hook(Box::new(move |_| {
+        seen.fetch_add(1, Ordering::Relaxed);
+    }));
+    count
+}
+
+#[allow(dead_code)]
+fn main() {
+    let panics = count_panics();
+    if let Err(why) = check() {
+        eprintln!("ffi_panic: {why}");
+        std::process::exit(1);
+    }
+    let n = panics.load(Ordering::Relaxed);
+    if n != 3 {
+        eprintln!("ffi_panic: expected 3 panics, saw {n}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,44 @@
+# Sourced (not run) by build.sh and scripts/android-build.sh: the one definition of how the
+# shipped liblinekit.so is compiled, so that `./build.sh size` measures exactly what
+# `./build.sh android` (cargo-ndk) ships. The profile itself is `[profile.release]` in the
+# workspace Cargo.toml; BENCHMARKS.md ("Size of liblinekit.so") has the measured effect of
+# each choice.
+#
+# std is rebuilt with the crate (`-Z build-std`) so that it is optimised for size with the
+# rest, without the backtrace symbolizer (gimli, addr2line, miniz_oxide, rustc-demangle:
+# a release .so never prints a symbolized backtrace) and with the size-optimised core/alloc
+# algorithms. Unwinding stays (`panic_unwind`): a panic inside a call is caught at the FFI
+# boundary and becomes an exception instead of killing the app.
+#
+# `-Z` flags need a nightly cargo; on a stable toolchain RUSTC_BOOTSTRAP=1 unlocks them. It
+# is set only for these release builds of the .so (never for tests, clippy or the host
+# bindgen build), and the build needs the `rust-src` component of the same toolchain.
+
+# Arguments for `cargo build` (after `--target T`, or after `cargo ndk ... build`).
+LINEKIT_RELEASE_CARGO_ARGS=(
+  --release -p linekit-android --lib
+  -Zbuild-std=std,panic_unwind
+  -Zbuild-std-features=panic-unwind,optimize_for_size
+)
+
+# rustc flags of the release .so: no file/line/column strings in panic messages (a caught
+# panic is reported as "native panic" anyway), and identical code folding at link time
+# (lld, which the NDK uses).
+LINEKIT_RELEASE_RUSTFLAGS="-Zlocation-detail=none -C link-arg=-Wl,--icf=all"
+
+# Runs cargo (or `cargo ndk`) with the environment the release build needs. RUSTFLAGS only
+# reach the target's crates (and std) because the build always names --target; extra link
+# flags for a stand-in linker come in LINEKIT_LINK_RUSTFLAGS.
+linekit_release_cargo() {
+  RUSTC_BOOTSTRAP=1 RUSTFLAGS="$LINEKIT_RELEASE_RUSTFLAGS ${LINEKIT_LINK_RUSTFLAGS:-}" "$@"
+}
+
+# Makes sure the toolchain has rust-src (std's sources, for -Z build-std); exits naming it.
+linekit_ensure_rust_src() {
+  rustup component list --installed 2>/dev/null | grep -q '^rust-src' && return 0
+  echo "== rustup component add rust-src" >&2
+  if ! rustup component add rust-src; then
+    echo "build.sh: rustup could not install the rust-src component (needed by -Z build-std for the release .so)" >&2
+    exit 1
+  fi
+}
