@@ -2,8 +2,9 @@
 //! status, and the process and the engine carry on.
 //!
 //! The panic path is the one a misbehaving app can take: when a Kotlin `TraceSink` throws,
-//! UniFFI's glue panics on the Rust side of the callback, inside `route`, on the caller's
-//! thread. Here a Rust sink panics the same way, and `route` is called through the same
+//! UniFFI's glue panics on the Rust side of the callback, inside the control-plane call
+//! that emitted the event, on the caller's thread. Here a Rust sink panics the same way,
+//! and `set_downgrade` (which emits a trace event) is called through the same
 //! `uniffi_linekit_fn_method_*` symbols that the generated Kotlin calls through JNA.
 //!
 //! A test binary always unwinds whatever the profile says, so only a program can prove
@@ -13,21 +14,21 @@
 //! `cargo test`. Exit status 0 means every check held; a release build that aborts on
 //! panic dies here with SIGABRT.
 
-use linekit::{NativeLineKit, Protocol, RouteRequest, TraceSink, UniFfiTag};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use linekit::{NativeLineKit, TraceSink, UniFfiTag};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use uniffi::{Lower, RustBuffer, RustCallStatus, RustCallStatusCode};
+use uniffi::{Lower, RustCallStatus, RustCallStatusCode};
 
 extern "C" {
-    fn uniffi_linekit_fn_method_nativelinekit_route(
+    fn uniffi_linekit_fn_method_nativelinekit_set_downgrade(
         ptr: u64,
-        request: RustBuffer,
+        on: i8,
         status: &mut RustCallStatus,
-    ) -> RustBuffer;
-    fn uniffi_linekit_fn_method_nativelinekit_max_retries(
+    );
+    fn uniffi_linekit_fn_method_nativelinekit_ws_stable_ms(
         ptr: u64,
         status: &mut RustCallStatus,
-    ) -> u32;
+    ) -> u64;
     fn uniffi_linekit_fn_clone_nativelinekit(ptr: u64, status: &mut RustCallStatus) -> u64;
     fn uniffi_linekit_fn_free_nativelinekit(ptr: u64, status: &mut RustCallStatus);
 }
@@ -50,54 +51,50 @@ const CONFIG: &str = r#"{
   "trace": {"sample_rate": 1.0}
 }"#;
 
-/// What UniFFI's callback glue does when the foreign `emit` throws.
-struct ThrowingSink;
+/// What UniFFI's callback glue does when the foreign `emit` throws: once armed (after
+/// the engine is built, whose start-up event must not panic outside a call).
+struct ThrowingSink(Arc<AtomicBool>);
 
 impl TraceSink for ThrowingSink {
     fn emit(&self, _event_json: String) {
-        panic!("Callback interface failure: java.lang.RuntimeException from TraceSink.emit");
+        if self.0.load(Ordering::SeqCst) {
+            panic!("Callback interface failure: java.lang.RuntimeException from TraceSink.emit");
+        }
     }
-}
-
-fn route_request() -> RustBuffer {
-    <RouteRequest as Lower<UniFfiTag>>::lower(RouteRequest {
-        url: "https://api.example.com/v1/ping".into(),
-        method: "GET".into(),
-        biz: None,
-        keep_original: false,
-        fixed_host: None,
-        protocol: Protocol::Http,
-        exclude: Vec::new(),
-    })
 }
 
 /// Runs every check; `Err` says which one failed.
 pub fn check() -> Result<(), String> {
+    let armed = Arc::new(AtomicBool::new(false));
     let kit = NativeLineKit::new(
         Some(CONFIG.into()),
         None,
         None,
         None,
-        Some(Box::new(ThrowingSink)),
+        Some(Box::new(ThrowingSink(armed.clone()))),
         None,
     )
     .map_err(|e| format!("engine: {e}"))?;
+    armed.store(true, Ordering::SeqCst);
     let handle = <Arc<NativeLineKit> as Lower<UniFfiTag>>::lower(kit).as_raw();
 
     for attempt in 1..=3 {
         let this = cloned(handle)?;
         let mut status = RustCallStatus::default();
-        // SAFETY: `this` is a fresh reference to a live NativeLineKit; the buffer is ours.
-        let out = unsafe {
-            uniffi_linekit_fn_method_nativelinekit_route(this, route_request(), &mut status)
+        // SAFETY: `this` is a fresh reference to a live NativeLineKit.
+        unsafe {
+            uniffi_linekit_fn_method_nativelinekit_set_downgrade(
+                this,
+                i8::from(attempt % 2 == 1),
+                &mut status,
+            )
         };
         if status.code != RustCallStatusCode::UnexpectedError {
             return Err(format!(
-                "route #{attempt}: expected UnexpectedError, got {:?}",
+                "set_downgrade #{attempt}: expected UnexpectedError, got {:?}",
                 status.code
             ));
         }
-        out.destroy();
         std::mem::ManuallyDrop::into_inner(status.error_buf).destroy();
     }
 
@@ -105,10 +102,10 @@ pub fn check() -> Result<(), String> {
     let this = cloned(handle)?;
     let mut status = RustCallStatus::default();
     // SAFETY: as above.
-    let retries = unsafe { uniffi_linekit_fn_method_nativelinekit_max_retries(this, &mut status) };
+    let stable = unsafe { uniffi_linekit_fn_method_nativelinekit_ws_stable_ms(this, &mut status) };
     if status.code != RustCallStatusCode::Success {
         return Err(format!(
-            "max_retries after the panics: status {:?}",
+            "ws_stable_ms after the panics: status {:?}",
             status.code
         ));
     }
@@ -119,7 +116,7 @@ pub fn check() -> Result<(), String> {
         return Err(format!("free: status {:?}", status.code));
     }
     println!(
-        "ffi_panic: 3 panics caught at the UniFFI boundary; max_retries = {retries} afterwards"
+        "ffi_panic: 3 panics caught at the UniFFI boundary; ws_stable_ms = {stable} afterwards"
     );
     Ok(())
 }
