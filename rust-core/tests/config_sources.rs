@@ -1,4 +1,4 @@
-//! The config source chain (DESIGN capability 4): version rule, sealed asset, last good
+//! The config source chain (`docs/architecture.md#config-source-chain`): version rule, sealed asset, last good
 //! store, fallbacks down to the hard-coded line, and the atomic writes beneath it.
 
 use linekit_core::config::{

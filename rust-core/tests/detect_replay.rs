@@ -1,4 +1,4 @@
-//! Detect scheduler through `linekit replay` (DESIGN 1.10, 3.2): single-flight, cooldown
+//! Detect scheduler through `linekit replay` (`docs/architecture.md#detect-scheduler`, `docs/replay.md`): single-flight, cooldown
 //! after failures, seeded jitter, revive probes, the global budget and the start-up detect.
 //! Each scenario lives in `tests/scenarios/detect_*.json`.
 

@@ -1,4 +1,4 @@
-//! Fleet simulation at test scale (issue 8): with Linekit's jitter spanning the cooldown,
+//! Fleet simulation at test scale (`docs/architecture.md#fleet-behaviour`): with Linekit's jitter spanning the cooldown,
 //! probes reaching the backup line during a shared outage stay close to their mean rate
 //! (peak/mean under 2); the same cooldown in lock-step arrives in waves.
 

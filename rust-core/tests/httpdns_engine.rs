@@ -1,4 +1,4 @@
-//! HTTPDNS wired into the engine (DESIGN 1.8, 1.9; issue 5 item 4), through the public
+//! HTTPDNS wired into the engine (`docs/architecture.md#httpdns-refresh`), through the public
 //! `LineKit` API with a fake transport and a manual clock: lookups never start I/O
 //! themselves, concurrent lookups coalesce into one query, answers for a superseded
 //! network generation are dropped, DoH wire queries carry their header, provider back-off

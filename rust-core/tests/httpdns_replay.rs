@@ -1,4 +1,4 @@
-//! HTTPDNS refresh through `linekit replay` (DESIGN 1.8, 1.9, 3.2; issue 5 item 4): a miss
+//! HTTPDNS refresh through `linekit replay` (`docs/architecture.md#httpdns-refresh`, `docs/replay.md`): a miss
 //! queries and then serves, refresh-ahead, answers for an old network dropped, provider
 //! failover and back-off, batching, pre-resolve, NXDOMAIN hold-off, quarantine, bypass and
 //! bad answers never replacing a good record. Scenarios: `tests/scenarios/httpdns_*.json`.

@@ -1,4 +1,4 @@
-//! Persistence (DESIGN capability 12) in virtual time: line statistics and HTTPDNS records
+//! Persistence (`docs/architecture.md#persistence`) in virtual time: line statistics and HTTPDNS records
 //! survive a restart; truncated, bit-flipped, foreign-version and unwritable files leave
 //! the engine working with a log line; stale or future records are never served; a crash
 //! between write and rename keeps the previous file; older data never overwrites newer;

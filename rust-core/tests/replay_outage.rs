@@ -1,4 +1,4 @@
-//! `linekit replay` drives the real engine with a virtual clock (DESIGN 3.2): the outage
+//! `linekit replay` drives the real engine with a virtual clock (`docs/replay.md`): the outage
 //! scenario in `tests/scenarios/outage_failover.json` must move traffic within one failed
 //! request, open and later close the primary's breaker, return to the primary once the
 //! outage leaves the window, and print byte-identical output on every run.

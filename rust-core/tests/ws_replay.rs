@@ -1,4 +1,4 @@
-//! WebSocket pools through `linekit replay` (issue 7 core rules): a line that refuses the
+//! WebSocket pools through `linekit replay` (`docs/architecture.md#websocket-quality`): a line that refuses the
 //! upgrade is left for the next `ws` line and triggers a detect; an abnormal close right
 //! after open demotes a line while a normal (or network-change / background) close does
 //! not; `http` and `ws` pools never affect each other.

@@ -1,4 +1,4 @@
-//! `linekit config check|seal|open` (DESIGN 3.1).
+//! `linekit config check|seal|open` (`docs/architecture.md#cli`).
 //!
 //! - `check FILE` prints `{"ok":true,"version":N,"biz_lines":[…]}`; an invalid config exits 1
 //!   with one `{"path","error"}` line per problem on stderr and the same list as
@@ -94,7 +94,7 @@ fn parse_bytes(bytes: Vec<u8>) -> Result<(String, Config), Error> {
     Ok((text, config))
 }
 
-/// The `check` document, fields in the order DESIGN 3.1 shows them.
+/// The `check` document, fields in a fixed order: `ok`, `version`, `biz_lines`.
 #[derive(serde::Serialize)]
 struct CheckReport<'a> {
     ok: bool,

@@ -1,4 +1,4 @@
-//! The `linekit` command line (DESIGN 3.1), as a library module so tests can drive it
+//! The `linekit` command line (`docs/architecture.md#cli`), as a library module so tests can drive it
 //! in-process. `src/bin/linekit.rs` only forwards `std::env::args` here.
 //!
 //! Every command writes one JSON document (or JSON Lines) to `out`, and errors as JSON to

@@ -1,5 +1,5 @@
-//! The configuration model. Field names are a public contract (DESIGN 3.3); defaults are the
-//! numbers in DESIGN. Unknown fields are ignored so newer servers can add fields freely.
+//! The configuration model. Field names are a public contract, documented with their defaults
+//! in `docs/config.md`. Unknown fields are ignored so newer servers can add fields freely.
 
 use super::provider_auth::ProviderAuth;
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! The engine's side of the detect scheduler (DESIGN 1.10): turning triggers into
+//! The engine's side of the detect scheduler (`docs/architecture.md#detect-scheduler`): turning triggers into
 //! scheduled detects on the runtime, choosing which lines a detect probes, applying probe
 //! results to the same statistics and breakers as real traffic, and the periodic revive
 //! check of open lines. *Whether and when* to probe is decided by
