@@ -278,3 +278,10 @@ fn usage_errors_exit_2() {
         assert!(o.out.is_empty());
     }
 }
+
+#[test]
+fn schema_prints_the_documented_config_schema() {
+    let o = cli(&["config", "schema"], b"");
+    assert_eq!(o.code, 0, "{}", o.err);
+    assert_eq!(o.out, include_str!("../../docs/config.schema.json"));
+}

@@ -1,4 +1,4 @@
-//! `linekit config check|seal|open` (`docs/architecture.md#cli`).
+//! `linekit config check|seal|open|schema` (`docs/architecture.md#cli`).
 //!
 //! - `check FILE` prints `{"ok":true,"version":N,"biz_lines":[…]}`; an invalid config exits 1
 //!   with one `{"path","error"}` line per problem on stderr and the same list as
@@ -7,11 +7,13 @@
 //!   then prints `{"sealed":"BASE64"}`.
 //! - `open --key-hex HEX FILE` accepts that JSON wrapper or the raw base64 text, and prints
 //!   the opened config document itself once it validates.
+//! - `schema` prints the JSON Schema of a config document, generated from the model.
 //!
 //! `-` as FILE reads stdin. Read failures and seal failures are `{"error":…}` on stderr with
 //! exit 1; usage mistakes exit 2. Keys are never echoed.
 
 use super::fail;
+use crate::config::seal::KEY_LEN;
 use crate::config::{open, parse_config, parse_key_hex, seal, Config};
 use crate::error::{Error, FieldError};
 use serde_json::json;
@@ -158,6 +160,17 @@ fn check(file: &str, input: &mut dyn Read, out: &mut dyn Write, err: &mut dyn Wr
     }
 }
 
+/// The sealing key given as hex and the bytes of `file`, as `seal` and `open` both need.
+fn key_and_input(
+    file: &str,
+    hex: &str,
+    input: &mut dyn Read,
+) -> Result<([u8; KEY_LEN], Vec<u8>), String> {
+    let key = parse_key_hex(hex).map_err(|e| e.to_string())?;
+    let bytes = super::read_bytes(file, input, MAX_INPUT_BYTES)?;
+    Ok((key, bytes))
+}
+
 fn seal_cmd(
     file: &str,
     hex: &str,
@@ -165,12 +178,8 @@ fn seal_cmd(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    let key = match parse_key_hex(hex) {
+    let (key, bytes) = match key_and_input(file, hex, input) {
         Ok(k) => k,
-        Err(e) => return fail(err, &e.to_string()),
-    };
-    let bytes = match super::read_bytes(file, input, MAX_INPUT_BYTES) {
-        Ok(b) => b,
         Err(why) => return fail(err, &why),
     };
     let text = match parse_bytes(bytes) {
@@ -193,12 +202,8 @@ fn open_cmd(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    let key = match parse_key_hex(hex) {
+    let (key, bytes) = match key_and_input(file, hex, input) {
         Ok(k) => k,
-        Err(e) => return fail(err, &e.to_string()),
-    };
-    let bytes = match super::read_bytes(file, input, MAX_INPUT_BYTES) {
-        Ok(b) => b,
         Err(why) => return fail(err, &why),
     };
     let Ok(text) = String::from_utf8(bytes) else {
@@ -232,4 +237,10 @@ fn unwrap_sealed(text: &str) -> Result<String, String> {
         .and_then(|v| v.as_str())
         .map(str::to_string)
         .ok_or_else(|| "sealed config: expected {\"sealed\":\"BASE64\"}".to_string())
+}
+
+/// `linekit config schema`: the JSON Schema of a config document (`docs/config.schema.json`).
+pub fn schema(out: &mut dyn Write) -> i32 {
+    let _ = out.write_all(crate::config::json_schema().as_bytes());
+    0
 }

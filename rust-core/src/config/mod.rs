@@ -14,6 +14,8 @@ pub mod source;
 pub mod trust;
 pub mod validate;
 
+#[cfg(feature = "schema")]
+pub use model::json_schema;
 pub use model::{
     BizLine, Config, HttpDnsConfig, LineConfig, MergeHost, ProviderConfig, Thresholds, TraceConfig,
     VersionPolicy,

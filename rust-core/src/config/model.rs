@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 /// A whole Linekit configuration.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(title = "Linekit config"))]
 #[serde(default)]
 pub struct Config {
     /// Monotonically increasing version; a remote config applies only if newer.
@@ -38,6 +40,7 @@ pub struct Config {
 
 /// Timing and counting thresholds (milliseconds unless named otherwise).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct Thresholds {
     /// A request or probe slower than this is a failure; all lines slower → first line.
@@ -99,6 +102,7 @@ impl Default for Thresholds {
 
 /// One business line: which logical hosts it owns and its pools per protocol.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct BizLine {
     /// Logical hosts (exact, or `*.suffix`) whose requests belong to this business line.
@@ -123,6 +127,7 @@ pub struct BizLine {
 /// What the version guard does with lines whose deployment fingerprint differs from the
 /// business line's reference (see [`crate::line::version`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum VersionPolicy {
     /// A switch skips lines of another known fingerprint while a same-fingerprint line is
@@ -159,6 +164,7 @@ impl Default for BizLine {
 
 /// One CDN line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LineConfig {
     /// Stable identifier, unique within the business line.
     pub id: String,
@@ -178,6 +184,7 @@ fn default_weight() -> u32 {
 
 /// A legacy host converged onto a business line with a path prefix.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MergeHost {
     /// The legacy host, e.g. `image.example.com`.
     pub host: String,
@@ -197,6 +204,7 @@ fn default_rate() -> f64 {
 
 /// HTTPDNS settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct HttpDnsConfig {
     /// Providers tried in order.
@@ -225,6 +233,7 @@ pub struct HttpDnsConfig {
 
 /// `httpdns.serve_stale`: hosts whose owner agreed to expired answers being served.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct ServeStaleConfig {
     /// Hosts (exact or `*.suffix`).
@@ -252,6 +261,7 @@ impl Default for HttpDnsConfig {
 
 /// One HTTPDNS provider endpoint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ProviderConfig {
     /// Identifier used in traces and back-off bookkeeping.
     pub id: String,
@@ -266,6 +276,7 @@ pub struct ProviderConfig {
 
 /// Trace settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct TraceConfig {
     /// Share of installs that record, decided afresh for each time window.
@@ -281,4 +292,13 @@ impl Default for TraceConfig {
             window_ms: 600_000,
         }
     }
+}
+
+/// The JSON Schema of a config document, generated from [`Config`] (checked in as
+/// `docs/config.schema.json`). It describes shapes and defaults; the rules that relate
+/// fields to each other live in [`super::validate`] (`docs/config.md#validation`).
+#[cfg(feature = "schema")]
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(Config);
+    serde_json::to_string_pretty(&schema).unwrap_or_default() + "\n"
 }
