@@ -3,9 +3,11 @@
 //! mixed installs and bad arguments exit 1 with a JSON error naming the problem.
 #![cfg(feature = "cli")]
 
+mod support;
+
 use linekit_core::cli::run;
 use serde_json::Value;
-use std::path::PathBuf;
+use support::temp::TempDir;
 
 fn run_cli(args: &[&str]) -> (i32, String, String) {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
@@ -18,35 +20,16 @@ fn run_cli(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("linekit-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        Dir(dir)
-    }
-    fn path(&self, file: &str) -> String {
-        self.0.join(file).to_str().unwrap().to_string()
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        std::fs::remove_dir_all(&self.0).ok();
-    }
-}
-
-fn recorded(dir: &Dir) -> (String, String) {
-    let scenario = dir.path("scenario.json");
+fn recorded(dir: &TempDir) -> (String, String) {
+    let scenario = dir.file("scenario.json");
     std::fs::write(&scenario, include_str!("scenarios/whatif_outage.json")).unwrap();
-    let policy = dir.path("policy.json");
+    let policy = dir.file("policy.json");
     std::fs::write(
         &policy,
         include_str!("fixtures/whatif_policy_threshold1.json"),
     )
     .unwrap();
-    let trace = dir.path("trace.jsonl");
+    let trace = dir.file("trace.jsonl");
     let (code, out, err) = run_cli(&["replay", &scenario, "--trace-out", &trace]);
     assert_eq!(code, 0, "{err}");
     assert!(out.lines().count() > 600);
@@ -55,9 +38,9 @@ fn recorded(dir: &Dir) -> (String, String) {
 
 #[test]
 fn from_trace_prints_replay_lines_then_compare_and_writes_the_report() {
-    let dir = Dir::new("cli-whatif");
+    let dir = TempDir::new("cli-whatif");
     let (trace, policy) = recorded(&dir);
-    let html = dir.path("report.html");
+    let html = dir.file("report.html");
     let (code, out, err) = run_cli(&[
         "replay",
         "--from-trace",
@@ -91,12 +74,12 @@ fn from_trace_prints_replay_lines_then_compare_and_writes_the_report() {
 
 #[test]
 fn bad_traces_and_arguments_exit_1_with_a_clear_error() {
-    let dir = Dir::new("cli-whatif-bad");
+    let dir = TempDir::new("cli-whatif-bad");
     let (trace, policy) = recorded(&dir);
     let text = std::fs::read_to_string(&trace).unwrap();
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     lines[3] = lines[3].replace("0000000000000007", "0000000000000008");
-    let mixed = dir.path("mixed.jsonl");
+    let mixed = dir.file("mixed.jsonl");
     std::fs::write(&mixed, lines.join("\n")).unwrap();
     let (code, out, err) = run_cli(&["replay", "--from-trace", &mixed, "--config", &policy]);
     assert_eq!(code, 1);

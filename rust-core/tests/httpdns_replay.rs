@@ -3,20 +3,15 @@
 //! failover and back-off, batching, pre-resolve, NXDOMAIN hold-off, quarantine, bypass and
 //! bad answers never replacing a good record. Scenarios: `tests/scenarios/httpdns_*.json`.
 
+mod support;
+
 use linekit_core::replay;
 use serde_json::Value;
 
 fn run(text: &str) -> Vec<Value> {
-    let mut out = Vec::new();
-    replay::run(text, &mut out).expect("scenario runs");
-    let first = String::from_utf8(out).unwrap();
-    let mut again = Vec::new();
-    replay::run(text, &mut again).unwrap();
-    assert_eq!(first, String::from_utf8(again).unwrap(), "deterministic");
-    first
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    let first = support::replay::output(text);
+    assert_eq!(first, support::replay::output(text), "deterministic");
+    support::replay::parse_lines(&first)
 }
 
 /// `(at, addresses, source)` of every lookup of `host`.

@@ -3,22 +3,16 @@
 //! reference nobody carries any more), in-call retries under `strict`, mismatch flags,
 //! and what a config update keeps.
 
-use linekit_core::config::{LineConfig, Thresholds, VersionPolicy};
-use linekit_core::line::{LinePool, Outcome, Protocol};
+mod support;
+
+use linekit_core::config::{Thresholds, VersionPolicy};
+use linekit_core::line::{LinePool, Outcome};
 use linekit_core::trace::Reason;
 use std::sync::Arc;
+use support::lines::http_pool;
 
 fn pool(ids: &[&str], policy: Option<VersionPolicy>) -> LinePool {
-    let lines: Vec<LineConfig> = ids
-        .iter()
-        .map(|id| LineConfig {
-            id: id.to_string(),
-            url: format!("https://{id}.example.com"),
-            priority: None,
-            weight: 100,
-        })
-        .collect();
-    let mut p = LinePool::new(Protocol::Http, &lines, &Thresholds::default(), false).unwrap();
+    let mut p = http_pool(ids, &Thresholds::default());
     p.set_version_policy(policy);
     p
 }
