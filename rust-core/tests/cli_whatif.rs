@@ -20,6 +20,13 @@ fn run_cli(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// `linekit replay --from-trace TRACE --config POLICY EXTRA…`.
+fn what_if(trace: &str, policy: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["replay", "--from-trace", trace, "--config", policy];
+    args.extend_from_slice(extra);
+    run_cli(&args)
+}
+
 fn recorded(dir: &TempDir) -> (String, String) {
     let scenario = dir.file("scenario.json");
     std::fs::write(&scenario, include_str!("scenarios/whatif_outage.json")).unwrap();
@@ -41,16 +48,7 @@ fn from_trace_prints_replay_lines_then_compare_and_writes_the_report() {
     let dir = TempDir::new("cli-whatif");
     let (trace, policy) = recorded(&dir);
     let html = dir.file("report.html");
-    let (code, out, err) = run_cli(&[
-        "replay",
-        "--from-trace",
-        &trace,
-        "--config",
-        &policy,
-        "--compare",
-        "--html",
-        &html,
-    ]);
+    let (code, out, err) = what_if(&trace, &policy, &["--compare", "--html", &html]);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<Value> = out
         .lines()
@@ -81,7 +79,7 @@ fn bad_traces_and_arguments_exit_1_with_a_clear_error() {
     lines[3] = lines[3].replace("0000000000000007", "0000000000000008");
     let mixed = dir.file("mixed.jsonl");
     std::fs::write(&mixed, lines.join("\n")).unwrap();
-    let (code, out, err) = run_cli(&["replay", "--from-trace", &mixed, "--config", &policy]);
+    let (code, out, err) = what_if(&mixed, &policy, &[]);
     assert_eq!(code, 1);
     assert!(out.is_empty());
     let e: Value = serde_json::from_str(err.trim()).unwrap();
@@ -94,28 +92,13 @@ fn bad_traces_and_arguments_exit_1_with_a_clear_error() {
     let (code, _, err) = run_cli(&["replay", "--from-trace", &trace]);
     assert_eq!(code, 1);
     assert!(err.contains("--config"), "{err}");
-    let (code, _, err) = run_cli(&[
-        "replay",
-        "--from-trace",
-        &trace,
-        "--config",
-        &policy,
-        "--bogus",
-    ]);
+    let (code, _, err) = what_if(&trace, &policy, &["--bogus"]);
     assert_eq!(code, 1);
     assert!(err.contains("unknown option --bogus"), "{err}");
-    let (code, _, err) = run_cli(&[
-        "replay",
-        "--from-trace",
-        &trace,
-        "--config",
-        &policy,
-        "--evidence-window-ms",
-        "soon",
-    ]);
+    let (code, _, err) = what_if(&trace, &policy, &["--evidence-window-ms", "soon"]);
     assert_eq!(code, 1);
     assert!(err.contains("not a number"), "{err}");
-    let (code, _, err) = run_cli(&["replay", "--from-trace", &trace, "--config", &trace]);
+    let (code, _, err) = what_if(&trace, &trace, &[]);
     assert_eq!(code, 1, "a trace is not a policy: {err}");
 }
 

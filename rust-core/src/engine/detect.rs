@@ -13,6 +13,21 @@ use crate::transport::{RequestKind, TransportResult};
 use std::sync::Arc;
 
 impl Inner {
+    /// Feeds `trigger` for every business line (start-up, a newly validated network).
+    pub(super) fn trigger_every_biz(self: &Arc<Self>, trigger: Trigger) {
+        let biz: Vec<Arc<str>> = self
+            .state
+            .load()
+            .topology
+            .biz
+            .iter()
+            .map(|b| b.name.clone())
+            .collect();
+        for b in &biz {
+            self.trigger(b, trigger);
+        }
+    }
+
     /// Feeds a trigger to the detect scheduler; schedules the detect when it says so.
     pub(super) fn trigger(self: &Arc<Self>, biz: &Arc<str>, trigger: Trigger) -> bool {
         if self.transport.is_none() || !self.is_open() {
