@@ -4,3 +4,4 @@ pub mod lines;
 pub mod replay;
 pub mod signing;
 pub mod temp;
+pub mod transport;
