@@ -9,9 +9,7 @@ use linekit_core::replay;
 use serde_json::Value;
 
 fn run(text: &str) -> Vec<Value> {
-    let first = support::replay::output(text);
-    assert_eq!(first, support::replay::output(text), "deterministic");
-    support::replay::parse_lines(&first)
+    support::replay::run_deterministic(text)
 }
 
 /// `(at, addresses, source)` of every lookup of `host`.

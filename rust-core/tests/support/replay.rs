@@ -17,6 +17,13 @@ pub fn run(scenario: &str) -> Vec<Value> {
     parse_lines(&output(scenario))
 }
 
+/// Runs `scenario` twice, checks both runs print the same bytes, and parses the lines.
+pub fn run_deterministic(scenario: &str) -> Vec<Value> {
+    let first = output(scenario);
+    assert_eq!(first, output(scenario), "replay is deterministic");
+    parse_lines(&first)
+}
+
 /// Each line of `text` as JSON.
 pub fn parse_lines(text: &str) -> Vec<Value> {
     text.lines()
