@@ -4,6 +4,7 @@ import mockwebserver3.Dispatcher
 import mockwebserver3.MockResponse
 import mockwebserver3.MockWebServer
 import mockwebserver3.RecordedRequest
+import org.junit.jupiter.api.AfterEach
 import java.net.InetAddress
 import java.util.concurrent.ConcurrentLinkedQueue
 import java.util.concurrent.TimeUnit
@@ -12,6 +13,18 @@ import java.util.concurrent.atomic.AtomicInteger
 /** Every request any test server received, for the suite-wide private-header check. */
 object AllRecorded {
     val requests = ConcurrentLinkedQueue<RecordedRequest>()
+}
+
+/** A test class's two line servers, `a` and `b`, closed after every test. */
+abstract class TwoLineServers {
+    protected val a = LineServer("a")
+    protected val b = LineServer("b")
+
+    @AfterEach
+    fun closeLineServers() {
+        a.close()
+        b.close()
+    }
 }
 
 /**
