@@ -41,8 +41,17 @@ pub(super) fn run(
     };
     match (command, &args.key_hex) {
         ("check", None) => check(&args.file, input, out, err),
-        ("seal", Some(hex)) => seal_cmd(&args.file, hex, input, out, err),
-        ("open", Some(hex)) => open_cmd(&args.file, hex, input, out, err),
+        ("seal" | "open", Some(hex)) => {
+            let (key, bytes) = match key_and_input(&args.file, hex, input) {
+                Ok(k) => k,
+                Err(why) => return fail(err, &why),
+            };
+            if command == "seal" {
+                seal_cmd(&key, bytes, out, err)
+            } else {
+                open_cmd(&key, bytes, out, err)
+            }
+        }
         _ => usage(err),
     }
 }
@@ -171,22 +180,12 @@ fn key_and_input(
     Ok((key, bytes))
 }
 
-fn seal_cmd(
-    file: &str,
-    hex: &str,
-    input: &mut dyn Read,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
-    let (key, bytes) = match key_and_input(file, hex, input) {
-        Ok(k) => k,
-        Err(why) => return fail(err, &why),
-    };
+fn seal_cmd(key: &[u8; KEY_LEN], bytes: Vec<u8>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let text = match parse_bytes(bytes) {
         Ok((text, _)) => text,
         Err(e) => return report(e, out, err),
     };
-    match seal(text.as_bytes(), &key) {
+    match seal(text.as_bytes(), key) {
         Ok(sealed) => {
             let _ = writeln!(out, "{}", json!({ "sealed": sealed }));
             0
@@ -195,17 +194,7 @@ fn seal_cmd(
     }
 }
 
-fn open_cmd(
-    file: &str,
-    hex: &str,
-    input: &mut dyn Read,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
-    let (key, bytes) = match key_and_input(file, hex, input) {
-        Ok(k) => k,
-        Err(why) => return fail(err, &why),
-    };
+fn open_cmd(key: &[u8; KEY_LEN], bytes: Vec<u8>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let Ok(text) = String::from_utf8(bytes) else {
         return fail(err, "sealed config: input is not UTF-8");
     };
@@ -213,7 +202,7 @@ fn open_cmd(
         Ok(s) => s,
         Err(why) => return fail(err, &why),
     };
-    let opened = match open(&sealed, &key) {
+    let opened = match open(&sealed, key) {
         Ok(b) => b,
         Err(e) => return fail(err, &e.to_string()),
     };
