@@ -72,7 +72,7 @@ class LineServer(val name: String) : AutoCloseable {
                     .build()
             }
         }
-        server.serverSocketFactory = NoDelayServerSocketFactory
+        server.serverSocketFactory = NoDelayServerSocketFactory()
         server.start(InetAddress.getByName("127.0.0.1"), 0)
     }
 
@@ -110,13 +110,18 @@ fun spotConfig(
 /**
  * Server sockets whose accepted connections set TCP_NODELAY: MockWebServer writes headers
  * and body separately, and with Nagle + delayed ACK each response would idle ~40 ms.
+ * While [resetOnClose] says so, an accepted socket also sets SO_LINGER 0: closing it sends
+ * a TCP RST instead of a FIN, the way a middlebox or a crashed peer resets.
  */
-object NoDelayServerSocketFactory : javax.net.ServerSocketFactory() {
-    private class NoDelayServerSocket : java.net.ServerSocket() {
+class NoDelayServerSocketFactory(
+    private val resetOnClose: () -> Boolean = { false },
+) : javax.net.ServerSocketFactory() {
+    private inner class NoDelayServerSocket : java.net.ServerSocket() {
         override fun accept(): java.net.Socket {
             val socket = java.net.Socket()
             implAccept(socket)
             socket.tcpNoDelay = true
+            if (resetOnClose()) socket.setSoLinger(true, 0)
             return socket
         }
     }
