@@ -1,4 +1,4 @@
-//! Fleet simulation model: many installs hit the same outage of a primary line
+//! Fleet simulation model (`docs/architecture.md#fleet-behaviour`): many installs hit the same outage of a primary line
 //! at the same instant and keep failing on a fixed request schedule (the worst case: every
 //! install in lock-step). Each install runs the real [`DetectScheduler`]; the model counts
 //! the probes that reach the backup line per second of virtual time. No sockets, no sleeps.

@@ -271,18 +271,7 @@ impl LineKit {
         kit.inner.start_remote();
         kit.inner.schedule_load();
         if kit.inner.transport.is_some() {
-            let biz: Vec<Arc<str>> = kit
-                .inner
-                .state
-                .load()
-                .topology
-                .biz
-                .iter()
-                .map(|b| b.name.clone())
-                .collect();
-            for b in &biz {
-                kit.inner.trigger(b, Trigger::Startup);
-            }
+            kit.inner.trigger_every_biz(Trigger::Startup);
             Inner::schedule_revive(&kit.inner);
             kit.inner.pre_resolve();
         }
@@ -524,17 +513,7 @@ impl LineKit {
             inner.pre_resolve();
         }
         if became_validated && inner.transport.is_some() {
-            let biz: Vec<Arc<str>> = inner
-                .state
-                .load()
-                .topology
-                .biz
-                .iter()
-                .map(|b| b.name.clone())
-                .collect();
-            for b in &biz {
-                inner.trigger(b, Trigger::NetworkValidated);
-            }
+            inner.trigger_every_biz(Trigger::NetworkValidated);
             inner.remote_on_network_validated();
         }
     }

@@ -1,5 +1,5 @@
 //! `linekit replay`: drives the real engine with a virtual clock and a scripted world
-//! (DESIGN 3.2), printing one JSON line per observable result.
+//! (format: `docs/replay.md`), printing one JSON line per observable result.
 //!
 //! A scenario is `{ "config": {...}, "seed": N, "steps": [ {"at": ms, "op": ..}, .. ] }`.
 //! Every step is parsed and checked before anything runs, so a bad scenario fails with the

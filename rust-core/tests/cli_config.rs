@@ -1,4 +1,4 @@
-//! `linekit config check|seal|open` driven in-process through `cli::run` (DESIGN 3.1).
+//! `linekit config check|seal|open` driven in-process through `cli::run` (`docs/architecture.md#cli`).
 #![cfg(feature = "cli")]
 
 use linekit_core::cli::run;
@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 const KEY_HEX: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 const OTHER_KEY_HEX: &str = "ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
-const DESIGN_EXAMPLE: &str = include_str!("fixtures/design_example.json");
+const REFERENCE_EXAMPLE: &str = include_str!("fixtures/reference_example.json");
 
 struct Output {
     code: i32,
@@ -65,8 +65,8 @@ impl Drop for TempFile {
 }
 
 #[test]
-fn check_accepts_the_design_example() {
-    let file = TempFile::new("design", DESIGN_EXAMPLE.as_bytes());
+fn check_accepts_the_reference_example() {
+    let file = TempFile::new("reference", REFERENCE_EXAMPLE.as_bytes());
     let o = cli(&["config", "check", file.arg()], b"");
     assert_eq!(o.code, 0, "{}", o.err);
     assert_eq!(
@@ -75,7 +75,7 @@ fn check_accepts_the_design_example() {
     );
     assert!(o.err.is_empty());
     // `-` reads stdin.
-    let o = cli(&["config", "check", "-"], DESIGN_EXAMPLE.as_bytes());
+    let o = cli(&["config", "check", "-"], REFERENCE_EXAMPLE.as_bytes());
     assert_eq!(o.code, 0);
     assert_eq!(json_of(&o.out)["version"], 3);
 }
@@ -157,7 +157,7 @@ fn a_missing_file_is_a_clear_error() {
 
 #[test]
 fn seal_then_open_round_trips() {
-    let plain = TempFile::new("plain", DESIGN_EXAMPLE.as_bytes());
+    let plain = TempFile::new("plain", REFERENCE_EXAMPLE.as_bytes());
     let sealed = cli(&["config", "seal", "--key-hex", KEY_HEX, plain.arg()], b"");
     assert_eq!(sealed.code, 0, "{}", sealed.err);
     let doc = json_of(&sealed.out);
@@ -177,21 +177,21 @@ fn seal_then_open_round_trips() {
         b"",
     );
     assert_eq!(opened.code, 0, "{}", opened.err);
-    assert_eq!(json_of(&opened.out), json_of(DESIGN_EXAMPLE));
+    assert_eq!(json_of(&opened.out), json_of(REFERENCE_EXAMPLE));
     // …and raw base64 on stdin, with the flag after the file.
     let opened = cli(
         &["config", "open", "-", &format!("--key-hex={KEY_HEX}")],
         format!("{text}\n").as_bytes(),
     );
     assert_eq!(opened.code, 0, "{}", opened.err);
-    assert_eq!(json_of(&opened.out), json_of(DESIGN_EXAMPLE));
+    assert_eq!(json_of(&opened.out), json_of(REFERENCE_EXAMPLE));
 }
 
 #[test]
 fn open_with_the_wrong_key_or_tampered_text_fails_without_leaking() {
     let sealed = cli(
         &["config", "seal", "--key-hex", KEY_HEX, "-"],
-        DESIGN_EXAMPLE.as_bytes(),
+        REFERENCE_EXAMPLE.as_bytes(),
     );
     assert_eq!(sealed.code, 0);
     let o = cli(
@@ -230,7 +230,7 @@ fn seal_refuses_an_invalid_config_and_bad_keys() {
     for key in ["abc", &KEY_HEX.replace('0', "g"), ""] {
         let o = cli(
             &["config", "seal", "--key-hex", key, "-"],
-            DESIGN_EXAMPLE.as_bytes(),
+            REFERENCE_EXAMPLE.as_bytes(),
         );
         assert_eq!(o.code, 1, "{key}");
         let why = json_of(&o.err)["error"]
@@ -277,4 +277,11 @@ fn usage_errors_exit_2() {
         assert!(json_of(&o.err)["error"].is_string());
         assert!(o.out.is_empty());
     }
+}
+
+#[test]
+fn schema_prints_the_documented_config_schema() {
+    let o = cli(&["config", "schema"], b"");
+    assert_eq!(o.code, 0, "{}", o.err);
+    assert_eq!(o.out, include_str!("../../docs/config.schema.json"));
 }

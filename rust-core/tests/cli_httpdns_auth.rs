@@ -18,6 +18,29 @@ fn cli(args: &[&str], stdin: &[u8]) -> (i32, Value, String) {
     )
 }
 
+/// `linekit httpdns CMD --config CONFIG --provider PROVIDER --host HOST EXTRA…`.
+fn httpdns(
+    cmd: &str,
+    config: &str,
+    provider: &str,
+    host: &str,
+    extra: &[&str],
+    stdin: &[u8],
+) -> (i32, Value, String) {
+    let mut args = vec![
+        "httpdns",
+        cmd,
+        "--config",
+        config,
+        "--provider",
+        provider,
+        "--host",
+        host,
+    ];
+    args.extend_from_slice(extra);
+    cli(&args, stdin)
+}
+
 fn config_file(dir: &std::path::Path) -> String {
     let c = json!({
         "version": 1,
@@ -47,19 +70,12 @@ fn request_prints_the_signed_urls_at_the_given_time() {
     let dir = tempdir("req");
     let f = config_file(&dir);
     let now = "1534315800"; // + validity 600 = the published T
-    let (code, doc, err) = cli(
-        &[
-            "httpdns",
-            "request",
-            "--config",
-            &f,
-            "--provider",
-            "ali",
-            "--host",
-            "www.aliyun.com",
-            "--now-s",
-            now,
-        ],
+    let (code, doc, err) = httpdns(
+        "request",
+        &f,
+        "ali",
+        "www.aliyun.com",
+        &["--now-s", now],
         b"",
     );
     assert_eq!(code, 0, "{err}");
@@ -67,55 +83,24 @@ fn request_prints_the_signed_urls_at_the_given_time() {
         doc,
         json!({"method": "GET", "url": "https://203.107.1.1/139450/sign_d?host=www.aliyun.com&t=1534316400&s=60c71e98b6d7fcbb366243e224eab457"})
     );
-    let (_, doc, _) = cli(
-        &[
-            "httpdns",
-            "request",
-            "--config",
-            &f,
-            "--provider",
-            "alib",
-            "--host",
-            "www.aliyun.com,www.taobao.com",
-            "--now-s",
-            now,
-        ],
+    let (_, doc, _) = httpdns(
+        "request",
+        &f,
+        "alib",
+        "www.aliyun.com,www.taobao.com",
+        &["--now-s", now],
         b"",
     );
     assert_eq!(
         doc["url"],
         "https://203.107.1.1/139450/sign_resolve?host=www.aliyun.com,www.taobao.com&t=1534316400&s=12a3f6b1b14a46ca813ca6439beb59a4"
     );
-    let (_, doc, _) = cli(
-        &[
-            "httpdns",
-            "request",
-            "--config",
-            &f,
-            "--provider",
-            "tx",
-            "--host",
-            "www.dnspod.cn",
-        ],
-        b"",
-    );
+    let (_, doc, _) = httpdns("request", &f, "tx", "www.dnspod.cn", &[], b"");
     assert_eq!(
         doc["url"],
         "http://119.29.29.98/d?dn=87ae992c1321f299da3c0210a9900ae7&id=1234"
     );
-    let (code, _, err) = cli(
-        &[
-            "httpdns",
-            "request",
-            "--config",
-            &f,
-            "--provider",
-            "nope",
-            "--host",
-            "a.example.com",
-        ],
-        b"",
-    );
+    let (code, _, err) = httpdns("request", &f, "nope", "a.example.com", &[], b"");
     assert_eq!(code, 1);
     assert!(err.contains("no httpdns provider"), "{err}");
     assert!(!err.contains("IAmASecret") && !err.contains("dnspodpass"));
@@ -127,36 +112,19 @@ fn parse_with_a_provider_decrypts_first_and_reports_bad_input_by_kind() {
     let f = config_file(&dir);
     let key = des_key("dnspodpass").unwrap();
     let body = des_encrypt_hex(b"121.12.53.35;106.227.19.35,120", &key);
-    let (code, doc, err) = cli(
-        &[
-            "httpdns",
-            "parse",
-            "--config",
-            &f,
-            "--provider",
-            "tx",
-            "--host",
-            "www.dnspod.cn",
-        ],
-        body.as_bytes(),
-    );
+    let (code, doc, err) = httpdns("parse", &f, "tx", "www.dnspod.cn", &[], body.as_bytes());
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         doc["hosts"]["www.dnspod.cn"]["ipv4"],
         json!(["121.12.53.35", "106.227.19.35"])
     );
     assert_eq!(doc["hosts"]["www.dnspod.cn"]["ttl"], 120);
-    let (code, _, err) = cli(
-        &[
-            "httpdns",
-            "parse",
-            "--config",
-            &f,
-            "--provider",
-            "tx",
-            "--host",
-            "www.dnspod.cn",
-        ],
+    let (code, _, err) = httpdns(
+        "parse",
+        &f,
+        "tx",
+        "www.dnspod.cn",
+        &[],
         &body.as_bytes()[..body.len() - 1],
     );
     assert_eq!(code, 1);

@@ -1,4 +1,4 @@
-//! `linekit replay` driven in-process through `cli::run` (DESIGN 3.1): a scenario file
+//! `linekit replay` driven in-process through `cli::run` (`docs/architecture.md#cli`): a scenario file
 //! prints JSON Lines; a bad scenario or a missing file prints a JSON error and exits 1.
 #![cfg(feature = "cli")]
 

@@ -8,8 +8,8 @@ mod support;
 
 use linekit_core::cli::run;
 use serde_json::Value;
-use std::path::PathBuf;
 use support::signing::*;
+use support::temp::TempDir;
 
 fn cli(args: &[&str]) -> (i32, String, String) {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
@@ -23,37 +23,31 @@ fn cli(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// `linekit config sign --private-key-file KEY --key-id ID FILE`.
+fn sign(key_file: &str, key_id: &str, file: &str) -> (i32, String, String) {
+    cli(&[
+        "config",
+        "sign",
+        "--private-key-file",
+        key_file,
+        "--key-id",
+        key_id,
+        file,
+    ])
+}
+
+/// `linekit config verify --trust TRUST --now-s NOW FILE`.
+fn verify_with_trust(trust_file: &str, now_s: &str, file: &str) -> (i32, String, String) {
+    cli(&[
+        "config", "verify", "--trust", trust_file, "--now-s", now_s, file,
+    ])
+}
+
 fn json(text: &str) -> Value {
     serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{e}: {text}"))
 }
 
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new() -> Dir {
-        let p = std::env::temp_dir().join(format!(
-            "linekit-cli-signing-{}-{}",
-            std::process::id(),
-            fastrand::u64(..)
-        ));
-        std::fs::create_dir_all(&p).unwrap();
-        Dir(p)
-    }
-
-    fn write(&self, name: &str, text: &str) -> String {
-        let p = self.0.join(name);
-        std::fs::write(&p, text).unwrap();
-        p.to_string_lossy().into_owned()
-    }
-}
-
-impl Drop for Dir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn keygen(dir: &Dir, name: &str) -> (String, String) {
+fn keygen(dir: &TempDir, name: &str) -> (String, String) {
     let (code, out, _) = cli(&["config", "keygen"]);
     assert_eq!(code, 0);
     let v = json(&out);
@@ -64,34 +58,18 @@ fn keygen(dir: &Dir, name: &str) -> (String, String) {
 
 #[test]
 fn keygen_sign_verify_round_trip() {
-    let dir = Dir::new();
+    let dir = TempDir::new("cli-signing");
     let (key_file, public) = keygen(&dir, "k1.json");
     let trust = format!(r#"{{"keys":[{{"id":"k1","ed25519":"{public}"}}],"threshold":1}}"#);
     let config = trusted_config(4, &trust, LATER_S, "");
     let config_file = dir.write("config.json", &config);
-    let (code, env, err) = cli(&[
-        "config",
-        "sign",
-        "--private-key-file",
-        &key_file,
-        "--key-id",
-        "k1",
-        &config_file,
-    ]);
+    let (code, env, err) = sign(&key_file, "k1", &config_file);
     assert_eq!(code, 0, "{err}");
     let env_file = dir.write("envelope.json", &env);
     // Verified under the config itself and under a bare trust file.
     let trust_file = dir.write("trust.json", &trust);
     for t in [&config_file, &trust_file] {
-        let (code, out, err) = cli(&[
-            "config",
-            "verify",
-            "--trust",
-            t,
-            "--now-s",
-            &NOW_S.to_string(),
-            &env_file,
-        ]);
+        let (code, out, err) = verify_with_trust(t, &NOW_S.to_string(), &env_file);
         assert_eq!(code, 0, "{err}");
         assert_eq!(
             json(&out),
@@ -99,15 +77,7 @@ fn keygen_sign_verify_round_trip() {
         );
     }
     // Expired at a later --now-s.
-    let (code, _, err) = cli(&[
-        "config",
-        "verify",
-        "--trust",
-        &trust_file,
-        "--now-s",
-        &LATER_S.to_string(),
-        &env_file,
-    ]);
+    let (code, _, err) = verify_with_trust(&trust_file, &LATER_S.to_string(), &env_file);
     assert_eq!(code, 1);
     assert!(json(&err)["error"]
         .as_str()
@@ -117,15 +87,7 @@ fn keygen_sign_verify_round_trip() {
     let mut v = json(&env);
     v["signed"] = Value::String(v["signed"].as_str().unwrap().replacen("e", "f", 1));
     let bad = dir.write("bad.json", &v.to_string());
-    let (code, _, err) = cli(&[
-        "config",
-        "verify",
-        "--trust",
-        &trust_file,
-        "--now-s",
-        "1",
-        &bad,
-    ]);
+    let (code, _, err) = verify_with_trust(&trust_file, "1", &bad);
     assert_eq!(code, 1);
     let e = json(&err)["error"].as_str().unwrap().to_string();
     assert!(
@@ -134,25 +96,9 @@ fn keygen_sign_verify_round_trip() {
     );
     // A key the trust does not list.
     let (other_file, _) = keygen(&dir, "k2.json");
-    let (_, env2, _) = cli(&[
-        "config",
-        "sign",
-        "--private-key-file",
-        &other_file,
-        "--key-id",
-        "k2",
-        &config_file,
-    ]);
+    let (_, env2, _) = sign(&other_file, "k2", &config_file);
     let env2_file = dir.write("envelope2.json", &env2);
-    let (code, _, err) = cli(&[
-        "config",
-        "verify",
-        "--trust",
-        &trust_file,
-        "--now-s",
-        "1",
-        &env2_file,
-    ]);
+    let (code, _, err) = verify_with_trust(&trust_file, "1", &env2_file);
     assert_eq!(code, 1);
     assert!(json(&err)["error"]
         .as_str()
@@ -162,7 +108,7 @@ fn keygen_sign_verify_round_trip() {
 
 #[test]
 fn signing_an_envelope_again_adds_a_signature_for_thresholds() {
-    let dir = Dir::new();
+    let dir = TempDir::new("cli-signing");
     let (f1, p1) = keygen(&dir, "k1.json");
     let (f2, p2) = keygen(&dir, "k2.json");
     let trust = format!(
@@ -170,68 +116,28 @@ fn signing_an_envelope_again_adds_a_signature_for_thresholds() {
     );
     let config_file = dir.write("config.json", &trusted_config(2, &trust, LATER_S, ""));
     let trust_file = dir.write("trust.json", &trust);
-    let (_, once, _) = cli(&[
-        "config",
-        "sign",
-        "--private-key-file",
-        &f1,
-        "--key-id",
-        "k1",
-        &config_file,
-    ]);
+    let (_, once, _) = sign(&f1, "k1", &config_file);
     let once_file = dir.write("once.json", &once);
-    let (code, _, err) = cli(&[
-        "config",
-        "verify",
-        "--trust",
-        &trust_file,
-        "--now-s",
-        "1",
-        &once_file,
-    ]);
+    let (code, _, err) = verify_with_trust(&trust_file, "1", &once_file);
     assert_eq!(code, 1);
     assert!(json(&err)["error"]
         .as_str()
         .unwrap()
         .starts_with("below_threshold: "));
-    let (code, twice, err) = cli(&[
-        "config",
-        "sign",
-        "--private-key-file",
-        &f2,
-        "--key-id",
-        "k2",
-        &once_file,
-    ]);
+    let (code, twice, err) = sign(&f2, "k2", &once_file);
     assert_eq!(code, 0, "{err}");
     let twice_file = dir.write("twice.json", &twice);
-    let (code, out, err) = cli(&[
-        "config",
-        "verify",
-        "--trust",
-        &trust_file,
-        "--now-s",
-        "1",
-        &twice_file,
-    ]);
+    let (code, out, err) = verify_with_trust(&trust_file, "1", &twice_file);
     assert_eq!(code, 0, "{err}");
     assert_eq!(json(&out)["key_ids"], json(r#"["k1","k2"]"#));
 }
 
 #[test]
 fn sign_refuses_invalid_configs_and_keys_on_the_command_line() {
-    let dir = Dir::new();
+    let dir = TempDir::new("cli-signing");
     let (key_file, _) = keygen(&dir, "k.json");
     let bad = dir.write("bad.json", r#"{"version":1,"biz_lines":{}}"#);
-    let (code, out, err) = cli(&[
-        "config",
-        "sign",
-        "--private-key-file",
-        &key_file,
-        "--key-id",
-        "k",
-        &bad,
-    ]);
+    let (code, out, err) = sign(&key_file, "k", &bad);
     assert_eq!((code, out.as_str()), (1, ""));
     assert!(err.contains("refusing to sign an invalid config"));
     // There is no option that takes the key itself.
@@ -248,15 +154,7 @@ fn sign_refuses_invalid_configs_and_keys_on_the_command_line() {
     assert_eq!(code, 2);
     // A key file that is not a key.
     let junk = dir.write("junk.txt", "hello");
-    let (code, _, err) = cli(&[
-        "config",
-        "sign",
-        "--private-key-file",
-        &junk,
-        "--key-id",
-        "k",
-        &good,
-    ]);
+    let (code, _, err) = sign(&junk, "k", &good);
     assert_eq!(code, 1);
     assert!(!err.contains("hello"), "key material is never echoed");
 }

@@ -3,9 +3,11 @@
 //! mixed installs and bad arguments exit 1 with a JSON error naming the problem.
 #![cfg(feature = "cli")]
 
+mod support;
+
 use linekit_core::cli::run;
 use serde_json::Value;
-use std::path::PathBuf;
+use support::temp::TempDir;
 
 fn run_cli(args: &[&str]) -> (i32, String, String) {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
@@ -18,35 +20,23 @@ fn run_cli(args: &[&str]) -> (i32, String, String) {
     )
 }
 
-struct Dir(PathBuf);
-
-impl Dir {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("linekit-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        Dir(dir)
-    }
-    fn path(&self, file: &str) -> String {
-        self.0.join(file).to_str().unwrap().to_string()
-    }
+/// `linekit replay --from-trace TRACE --config POLICY EXTRA…`.
+fn what_if(trace: &str, policy: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec!["replay", "--from-trace", trace, "--config", policy];
+    args.extend_from_slice(extra);
+    run_cli(&args)
 }
 
-impl Drop for Dir {
-    fn drop(&mut self) {
-        std::fs::remove_dir_all(&self.0).ok();
-    }
-}
-
-fn recorded(dir: &Dir) -> (String, String) {
-    let scenario = dir.path("scenario.json");
+fn recorded(dir: &TempDir) -> (String, String) {
+    let scenario = dir.file("scenario.json");
     std::fs::write(&scenario, include_str!("scenarios/whatif_outage.json")).unwrap();
-    let policy = dir.path("policy.json");
+    let policy = dir.file("policy.json");
     std::fs::write(
         &policy,
         include_str!("fixtures/whatif_policy_threshold1.json"),
     )
     .unwrap();
-    let trace = dir.path("trace.jsonl");
+    let trace = dir.file("trace.jsonl");
     let (code, out, err) = run_cli(&["replay", &scenario, "--trace-out", &trace]);
     assert_eq!(code, 0, "{err}");
     assert!(out.lines().count() > 600);
@@ -55,19 +45,10 @@ fn recorded(dir: &Dir) -> (String, String) {
 
 #[test]
 fn from_trace_prints_replay_lines_then_compare_and_writes_the_report() {
-    let dir = Dir::new("cli-whatif");
+    let dir = TempDir::new("cli-whatif");
     let (trace, policy) = recorded(&dir);
-    let html = dir.path("report.html");
-    let (code, out, err) = run_cli(&[
-        "replay",
-        "--from-trace",
-        &trace,
-        "--config",
-        &policy,
-        "--compare",
-        "--html",
-        &html,
-    ]);
+    let html = dir.file("report.html");
+    let (code, out, err) = what_if(&trace, &policy, &["--compare", "--html", &html]);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<Value> = out
         .lines()
@@ -91,14 +72,14 @@ fn from_trace_prints_replay_lines_then_compare_and_writes_the_report() {
 
 #[test]
 fn bad_traces_and_arguments_exit_1_with_a_clear_error() {
-    let dir = Dir::new("cli-whatif-bad");
+    let dir = TempDir::new("cli-whatif-bad");
     let (trace, policy) = recorded(&dir);
     let text = std::fs::read_to_string(&trace).unwrap();
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     lines[3] = lines[3].replace("0000000000000007", "0000000000000008");
-    let mixed = dir.path("mixed.jsonl");
+    let mixed = dir.file("mixed.jsonl");
     std::fs::write(&mixed, lines.join("\n")).unwrap();
-    let (code, out, err) = run_cli(&["replay", "--from-trace", &mixed, "--config", &policy]);
+    let (code, out, err) = what_if(&mixed, &policy, &[]);
     assert_eq!(code, 1);
     assert!(out.is_empty());
     let e: Value = serde_json::from_str(err.trim()).unwrap();
@@ -111,28 +92,13 @@ fn bad_traces_and_arguments_exit_1_with_a_clear_error() {
     let (code, _, err) = run_cli(&["replay", "--from-trace", &trace]);
     assert_eq!(code, 1);
     assert!(err.contains("--config"), "{err}");
-    let (code, _, err) = run_cli(&[
-        "replay",
-        "--from-trace",
-        &trace,
-        "--config",
-        &policy,
-        "--bogus",
-    ]);
+    let (code, _, err) = what_if(&trace, &policy, &["--bogus"]);
     assert_eq!(code, 1);
     assert!(err.contains("unknown option --bogus"), "{err}");
-    let (code, _, err) = run_cli(&[
-        "replay",
-        "--from-trace",
-        &trace,
-        "--config",
-        &policy,
-        "--evidence-window-ms",
-        "soon",
-    ]);
+    let (code, _, err) = what_if(&trace, &policy, &["--evidence-window-ms", "soon"]);
     assert_eq!(code, 1);
     assert!(err.contains("not a number"), "{err}");
-    let (code, _, err) = run_cli(&["replay", "--from-trace", &trace, "--config", &trace]);
+    let (code, _, err) = what_if(&trace, &trace, &[]);
     assert_eq!(code, 1, "a trace is not a policy: {err}");
 }
 

@@ -1,5 +1,7 @@
-//! The config source chain (DESIGN capability 4): version rule, sealed asset, last good
+//! The config source chain (`docs/architecture.md#config-source-chain`): version rule, sealed asset, last good
 //! store, fallbacks down to the hard-coded line, and the atomic writes beneath it.
+
+mod support;
 
 use linekit_core::config::{
     check_update, open, parse_config, resolve, seal, Config, ConfigSource, ConfigSources,
@@ -7,7 +9,8 @@ use linekit_core::config::{
 };
 use linekit_core::error::Error;
 use linekit_core::store::{atomic_write, read_limited, temp_path};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+use support::temp::TempDir;
 
 const KEY: [u8; 32] = [0x42; 32];
 
@@ -25,32 +28,6 @@ fn line_host(c: &Config) -> &str {
 fn hard_coded() -> Config {
     Config::single_line("spot", "api.example.com", "https://fallback.example.com")
         .expect("valid fallback")
-}
-
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or_default();
-        let dir =
-            std::env::temp_dir().join(format!("linekit-{name}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("create temp dir");
-        TempDir(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 #[test]

@@ -1,11 +1,11 @@
-//! Config validation (DESIGN 3.3): every malformed document yields path-qualified errors —
-//! all of them, never a panic — and valid documents get the DESIGN defaults.
+//! Config validation (`docs/config.md#validation`): every malformed document yields path-qualified errors —
+//! all of them, never a panic — and valid documents get the documented defaults.
 
 use linekit_core::config::{parse_config, validate, Config, MAX_CONFIG_BYTES};
 use linekit_core::error::{Error, FieldError};
 use serde_json::{json, Value};
 
-const DESIGN_EXAMPLE: &str = include_str!("fixtures/design_example.json");
+const REFERENCE_EXAMPLE: &str = include_str!("fixtures/reference_example.json");
 
 /// A small valid config that the cases below break one field at a time.
 fn base() -> Value {
@@ -736,8 +736,8 @@ fn a_config_with_many_problems_reports_all_of_them() {
 }
 
 #[test]
-fn the_design_example_parses_with_defaults_applied() {
-    let c = parse_config(DESIGN_EXAMPLE).expect("DESIGN 3.3 example is valid");
+fn the_reference_example_parses_with_defaults_applied() {
+    let c = parse_config(REFERENCE_EXAMPLE).expect("the reference example is valid");
     assert_eq!(c.version, 3);
     assert!(!c.downgrade && !c.allow_cleartext);
     assert_eq!(c.thresholds, linekit_core::config::Thresholds::default());
@@ -797,11 +797,11 @@ fn error_texts_never_echo_urls_or_values() {
     }
 }
 
-/// Every leaf of the DESIGN example replaced by every kind of JSON value: the walk and the
+/// Every leaf of the reference example replaced by every kind of JSON value: the walk and the
 /// serde model must agree (walk accepts ⇒ serde accepts), and nothing panics.
 #[test]
 fn the_walk_agrees_with_the_model_for_every_field_and_type() {
-    let example: Value = serde_json::from_str(DESIGN_EXAMPLE).expect("fixture is JSON");
+    let example: Value = serde_json::from_str(REFERENCE_EXAMPLE).expect("fixture is JSON");
     let mut pointers = Vec::new();
     collect_pointers(&example, String::new(), &mut pointers);
     assert!(pointers.len() > 50, "{}", pointers.len());
@@ -865,7 +865,7 @@ fn collect_pointers(v: &Value, at: String, out: &mut Vec<String>) {
 
 #[test]
 fn validate_applies_the_same_rules_to_typed_configs() {
-    let mut c = parse_config(DESIGN_EXAMPLE).expect("valid");
+    let mut c = parse_config(REFERENCE_EXAMPLE).expect("valid");
     assert_eq!(validate(&c), Ok(()));
     c.biz_lines.get_mut("spot").expect("spot").http[1].weight = 0;
     c.merge_hosts[0].rate = f64::NAN;

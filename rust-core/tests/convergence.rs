@@ -1,4 +1,4 @@
-//! Domain convergence (DESIGN 1.6): legacy hosts onto a unified line with a path prefix,
+//! Domain convergence (`docs/architecture.md#domain-convergence`): legacy hosts onto a unified line with a path prefix,
 //! released by a gray rate over stable per-install buckets, falling back to the original
 //! URL when every unified line is open.
 

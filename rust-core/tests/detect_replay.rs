@@ -1,19 +1,11 @@
-//! Detect scheduler through `linekit replay` (DESIGN 1.10, 3.2): single-flight, cooldown
+//! Detect scheduler through `linekit replay` (`docs/architecture.md#detect-scheduler`, `docs/replay.md`): single-flight, cooldown
 //! after failures, seeded jitter, revive probes, the global budget and the start-up detect.
 //! Each scenario lives in `tests/scenarios/detect_*.json`.
 
-use linekit_core::replay;
-use serde_json::Value;
+mod support;
 
-fn run(text: &str) -> Vec<Value> {
-    let mut out = Vec::new();
-    replay::run(text, &mut out).expect("scenario runs");
-    String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
+use serde_json::Value;
+use support::replay::{breaker_at, output, run};
 
 fn requests(lines: &[Value]) -> Vec<(u64, String)> {
     lines
@@ -26,18 +18,6 @@ fn requests(lines: &[Value]) -> Vec<(u64, String)> {
             )
         })
         .collect()
-}
-
-fn breaker(lines: &[Value], at: u64, id: &str) -> String {
-    let state = lines
-        .iter()
-        .find(|l| l["op"] == "state" && l["at"] == at)
-        .unwrap();
-    let pool = state["pools"]["spot/http"].as_array().unwrap();
-    pool.iter().find(|l| l["id"] == id).unwrap()["breaker"]
-        .as_str()
-        .unwrap()
-        .to_string()
 }
 
 #[test]
@@ -106,7 +86,7 @@ fn startup_jitter_is_bounded_and_depends_on_the_seed() {
 fn revive_probe_closes_an_open_line_and_traffic_returns() {
     let text = include_str!("scenarios/detect_revive.json");
     let lines = run(text);
-    assert_eq!(breaker(&lines, 10_030, "ali"), "open");
+    assert_eq!(breaker_at(&lines, 10_030, "spot/http", "ali"), "open");
     let route_at = |at: u64| {
         lines
             .iter()
@@ -125,7 +105,7 @@ fn revive_probe_closes_an_open_line_and_traffic_returns() {
         .collect();
     assert_eq!(revive.len(), 1, "{revive:?}");
     assert_eq!(
-        breaker(&lines, 130_000, "ali"),
+        breaker_at(&lines, 130_000, "spot/http", "ali"),
         "open",
         "an unanswered revive probe re-opens it"
     );
@@ -152,7 +132,7 @@ fn revive_probe_closes_an_open_line_and_traffic_returns() {
         serde_json::json!({"at": at, "op": "respond", "id": id, "status": 204}),
     );
     let lines = run(&scenario.to_string());
-    assert_eq!(breaker(&lines, 130_000, "ali"), "closed");
+    assert_eq!(breaker_at(&lines, 130_000, "spot/http", "ali"), "closed");
     let back = lines
         .iter()
         .find(|l| l["op"] == "route" && l["at"] == 130_001)
@@ -188,8 +168,5 @@ fn the_global_budget_caps_probes_during_a_long_outage() {
 #[test]
 fn replay_with_probes_is_deterministic() {
     let text = include_str!("scenarios/detect_budget.json");
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    replay::run(text, &mut a).unwrap();
-    replay::run(text, &mut b).unwrap();
-    assert_eq!(a, b);
+    assert_eq!(output(text), output(text));
 }

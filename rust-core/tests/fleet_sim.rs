@@ -1,8 +1,8 @@
-//! Fleet simulation at test scale: installs that share an outage in lock-step probe the
-//! backup close to their mean rate (peak/mean under 2) with the jitter that spans the
-//! cooldown — from the start when they know the backup is fast, after one burst in the
-//! short urgent jitter when they do not; the same cooldown without jitter keeps arriving in
-//! waves.
+//! Fleet simulation at test scale (`docs/architecture.md#fleet-behaviour`): installs that
+//! share an outage in lock-step probe the backup close to their mean rate (peak/mean under
+//! 2) with the jitter that spans the cooldown — from the start when they know the backup is
+//! fast, after one burst in the short urgent jitter when they do not; the same cooldown
+//! without jitter keeps arriving in waves.
 
 #[path = "../benches/fleet_model.rs"]
 mod fleet_model;

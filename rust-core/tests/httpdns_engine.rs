@@ -1,66 +1,20 @@
-//! HTTPDNS wired into the engine (DESIGN 1.8, 1.9; issue 5 item 4), through the public
+//! HTTPDNS wired into the engine (`docs/architecture.md#httpdns-refresh`), through the public
 //! `LineKit` API with a fake transport and a manual clock: lookups never start I/O
 //! themselves, concurrent lookups coalesce into one query, answers for a superseded
 //! network generation are dropped, DoH wire queries carry their header, provider back-off
 //! shows in `state_json`, config updates swap providers, and `doh-wire` is dropped with a
 //! warning when the feature is off.
 
+mod support;
+
 use linekit_core::clock::ManualClock;
 use linekit_core::dns::{ConnectError, Source};
 use linekit_core::engine::{LineKit, RuntimeMode};
 use linekit_core::net::NetworkState;
-use linekit_core::transport::{
-    Completion, RequestKind, Transport, TransportError, TransportRequest, TransportResult,
-};
-use parking_lot::Mutex;
+use linekit_core::transport::{RequestKind, TransportError, TransportResult};
 use std::net::IpAddr;
 use std::sync::Arc;
-
-/// Records requests; the test answers them.
-#[derive(Default)]
-struct FakeTransport {
-    started: Mutex<Vec<(TransportRequest, Option<Completion>)>>,
-}
-
-impl FakeTransport {
-    fn requests(&self) -> Vec<TransportRequest> {
-        self.started.lock().iter().map(|(r, _)| r.clone()).collect()
-    }
-
-    fn dns_requests(&self) -> Vec<TransportRequest> {
-        self.requests()
-            .into_iter()
-            .filter(|r| r.kind == RequestKind::HttpDns)
-            .collect()
-    }
-
-    fn answer(&self, id: u64, result: TransportResult) {
-        let done = self
-            .started
-            .lock()
-            .iter_mut()
-            .find(|(r, _)| r.id == id)
-            .and_then(|(_, d)| d.take());
-        done.expect("request waiting").complete(result);
-    }
-
-    fn ok(&self, id: u64, body: &[u8]) {
-        self.answer(
-            id,
-            TransportResult::Response {
-                status: 200,
-                body: body.to_vec(),
-                headers: Vec::new(),
-            },
-        );
-    }
-}
-
-impl Transport for FakeTransport {
-    fn start(&self, request: TransportRequest, done: Completion) {
-        self.started.lock().push((request, Some(done)));
-    }
-}
+use support::transport::RecordingTransport;
 
 const BIZ: &str = r#""biz_lines": {"spot": {"match": ["api.example.com"],
     "http": [{"id": "a", "url": "https://spot-a.example.com"}]}},
@@ -77,9 +31,9 @@ fn config(providers: &str, extra: &str) -> String {
 const ALI: &str = r#"{"id": "ali", "format": "aliyun", "url": "https://47.74.1.1/1/d"}"#;
 const DP: &str = r#"{"id": "dp", "format": "dnspod", "url": "https://119.29.29.99/d"}"#;
 
-fn engine(config: &str) -> (LineKit, Arc<FakeTransport>, ManualClock) {
+fn engine(config: &str) -> (LineKit, Arc<RecordingTransport>, ManualClock) {
     let clock = ManualClock::new(0, 1_700_000_000_000);
-    let transport = Arc::new(FakeTransport::default());
+    let transport = Arc::new(RecordingTransport::default());
     let kit = LineKit::builder()
         .config_json(config)
         .clock(Arc::new(clock.clone()))
@@ -129,7 +83,7 @@ fn lookups_only_queue_and_a_hundred_concurrent_ones_make_one_query() {
         "the lookup path starts no I/O; the runtime does"
     );
     kit.run_due();
-    let reqs = transport.dns_requests();
+    let reqs = transport.requests_of(RequestKind::HttpDns);
     assert_eq!(reqs.len(), 1, "100 lookups → one query");
     assert_eq!(reqs[0].url, "https://47.74.1.1/1/d?host=api.example.com");
     assert_eq!(
@@ -141,7 +95,7 @@ fn lookups_only_queue_and_a_hundred_concurrent_ones_make_one_query() {
     }
     kit.run_due();
     assert_eq!(
-        transport.dns_requests().len(),
+        transport.requests_of(RequestKind::HttpDns).len(),
         1,
         "still in flight: coalesced"
     );
@@ -161,7 +115,7 @@ fn several_due_hosts_share_one_batch_query() {
     }
     kit.run_due();
     let urls: Vec<String> = transport
-        .dns_requests()
+        .requests_of(RequestKind::HttpDns)
         .into_iter()
         .map(|r| r.url)
         .collect();
@@ -180,13 +134,13 @@ fn an_answer_for_an_older_generation_of_the_same_network_is_dropped() {
     kit.on_network_changed(validated(7));
     kit.lookup("api.example.com");
     kit.run_due();
-    let first = transport.dns_requests()[0].id;
+    let first = transport.requests_of(RequestKind::HttpDns)[0].id;
     // The same network reported again (e.g. a capability change): new generation.
     kit.on_network_changed(validated(7));
     transport.ok(first, &ali_body("api.example.com", "47.246.1.10"));
     assert_eq!(kit.lookup("api.example.com").source, Source::System);
     kit.run_due();
-    let reqs = transport.dns_requests();
+    let reqs = transport.requests_of(RequestKind::HttpDns);
     assert_eq!(reqs.len(), 2, "the current generation asks again");
     transport.ok(reqs[1].id, &ali_body("api.example.com", "47.246.1.20"));
     assert_eq!(&*kit.lookup("api.example.com").addrs, &[ip("47.246.1.20")]);
@@ -196,7 +150,11 @@ fn an_answer_for_an_older_generation_of_the_same_network_is_dropped() {
 fn bypassed_network_sends_nothing_and_validation_pre_resolves() {
     let (kit, transport, _clock) = engine(&config(ALI, r#", "pre_resolve": ["api.example.com"]"#));
     kit.run_due();
-    assert_eq!(transport.dns_requests().len(), 1, "pre-resolve at start-up");
+    assert_eq!(
+        transport.requests_of(RequestKind::HttpDns).len(),
+        1,
+        "pre-resolve at start-up"
+    );
     kit.on_network_changed(NetworkState {
         handle: 9,
         validated: true,
@@ -207,11 +165,15 @@ fn bypassed_network_sends_nothing_and_validation_pre_resolves() {
     let l = kit.lookup("api.example.com");
     assert_eq!((l.source, l.refresh_due), (Source::System, false));
     kit.run_due();
-    assert_eq!(transport.dns_requests().len(), 1, "VPN: no query");
+    assert_eq!(
+        transport.requests_of(RequestKind::HttpDns).len(),
+        1,
+        "VPN: no query"
+    );
     kit.on_network_changed(validated(9));
     kit.run_due();
     assert_eq!(
-        transport.dns_requests().len(),
+        transport.requests_of(RequestKind::HttpDns).len(),
         2,
         "pre-resolve after the network is validated"
     );
@@ -222,7 +184,7 @@ fn failures_back_off_the_provider_and_show_in_state() {
     let (kit, transport, clock) = engine(&config(&format!("{ALI}, {DP}"), ""));
     kit.lookup("api.example.com");
     kit.run_due();
-    let r = transport.dns_requests();
+    let r = transport.requests_of(RequestKind::HttpDns);
     transport.answer(
         r[0].id,
         TransportResult::Response {
@@ -232,7 +194,7 @@ fn failures_back_off_the_provider_and_show_in_state() {
         },
     );
     kit.run_due();
-    let r = transport.dns_requests();
+    let r = transport.requests_of(RequestKind::HttpDns);
     assert_eq!(r.len(), 2);
     assert_eq!(r[1].url, "https://119.29.29.99/d?dn=api.example.com");
     transport.ok(r[1].id, b"47.246.1.10,60");
@@ -250,11 +212,11 @@ fn failures_back_off_the_provider_and_show_in_state() {
     clock.advance(1_000);
     kit.lookup("img.example.com");
     kit.run_due();
-    let r = transport.dns_requests();
+    let r = transport.requests_of(RequestKind::HttpDns);
     assert!(r[2].url.contains("119.29.29.99"), "ali still backing off");
     clock.advance(3_000);
     kit.run_due();
-    let r = transport.dns_requests();
+    let r = transport.requests_of(RequestKind::HttpDns);
     assert_eq!(r.len(), 4);
     assert!(
         r[3].url.contains("47.74.1.1"),
@@ -263,7 +225,7 @@ fn failures_back_off_the_provider_and_show_in_state() {
     transport.answer(r[3].id, TransportResult::Failed(TransportError::Tls));
     kit.run_due();
     assert_eq!(
-        transport.dns_requests().len(),
+        transport.requests_of(RequestKind::HttpDns).len(),
         4,
         "each provider once per round"
     );
@@ -275,7 +237,7 @@ fn connect_reports_quarantine_on_the_current_network() {
     let (kit, transport, _clock) = engine(&config(ALI, ""));
     kit.lookup("api.example.com");
     kit.run_due();
-    let id = transport.dns_requests()[0].id;
+    let id = transport.requests_of(RequestKind::HttpDns)[0].id;
     transport.ok(
         id,
         br#"{"host":"api.example.com","ips":["47.246.1.10","47.246.1.11"],"ttl":60}"#,
@@ -294,7 +256,7 @@ fn config_update_swaps_providers_and_no_transport_means_no_query() {
     assert!(kit.update_config(&update).applied);
     kit.lookup("api.example.com");
     kit.run_due();
-    assert!(transport.dns_requests()[0]
+    assert!(transport.requests_of(RequestKind::HttpDns)[0]
         .url
         .starts_with("https://119.29.29.99/"));
 
@@ -314,7 +276,7 @@ fn close_stops_refreshes() {
     kit.close();
     kit.lookup("api.example.com");
     kit.run_due();
-    assert!(transport.dns_requests().is_empty());
+    assert!(transport.requests_of(RequestKind::HttpDns).is_empty());
 }
 
 #[cfg(feature = "doh-wire")]
@@ -325,7 +287,7 @@ fn doh_wire_queries_carry_the_accept_header_and_answers_are_stored() {
     let (kit, transport, _clock) = engine(&config(wire, ""));
     kit.lookup("api.example.com");
     kit.run_due();
-    let r = &transport.dns_requests()[0];
+    let r = &transport.requests_of(RequestKind::HttpDns)[0];
     assert_eq!(
         r.headers,
         vec![("accept".to_string(), "application/dns-message".to_string())]
@@ -341,7 +303,7 @@ fn doh_wire_queries_carry_the_accept_header_and_answers_are_stored() {
     answer.extend_from_slice(&[0xC0, 0x0C, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 47, 246, 1, 10]);
     transport.ok(r.id, &answer);
     kit.run_due();
-    let r = &transport.dns_requests()[1];
+    let r = &transport.requests_of(RequestKind::HttpDns)[1];
     let query = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(r.url.split_once("?dns=").unwrap().1)
         .unwrap();

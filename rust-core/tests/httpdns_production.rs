@@ -2,25 +2,16 @@
 //! requests, a refused signature backing off, opt-in serve-stale, built-in bootstrap
 //! addresses and per-address connect ranking.
 
+mod support;
+
 use linekit_core::config::parse_config;
 use linekit_core::dns::providers::auth::{aliyun_signature, des_encrypt_hex, des_key};
 use linekit_core::dns::{DnsCache, DnsSettings};
-use linekit_core::replay;
 use serde_json::{json, Value};
 use std::net::IpAddr;
 
 fn run(scenario: &Value) -> Vec<Value> {
-    let text = scenario.to_string();
-    let mut out = Vec::new();
-    replay::run(&text, &mut out).expect("scenario runs");
-    let mut again = Vec::new();
-    replay::run(&text, &mut again).unwrap();
-    assert_eq!(out, again, "deterministic");
-    String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    support::replay::run_deterministic(&scenario.to_string())
 }
 
 fn config(providers: Value, extra: Value) -> Value {
@@ -51,6 +42,11 @@ fn lookup(lines: &[Value], host: &str, at: u64) -> Value {
         .find(|l| l["op"] == "lookup" && l["host"] == host && l["at"] == at)
         .unwrap_or_else(|| panic!("no lookup of {host} at {at}"))
         .clone()
+}
+
+/// The `source` of the lookup of `host` at `at`.
+fn source(lines: &[Value], host: &str, at: u64) -> Value {
+    lookup(lines, host, at)["source"].clone()
 }
 
 fn dns_requests(lines: &[Value]) -> Vec<(u64, String)> {
@@ -137,7 +133,7 @@ fn a_refused_signature_backs_the_provider_off_instead_of_retrying() {
         1,
         "one retry once the back-off ends"
     );
-    assert_eq!(lookup(&lines, "api.example.com", 5_100)["source"], "system");
+    assert_eq!(source(&lines, "api.example.com", 5_100), "system");
 }
 
 // ---------- serve-stale ----------
@@ -174,23 +170,14 @@ fn serve_stale_serves_only_listed_hosts_for_max_stale_s() {
     let lines = stale_scenario(Some(
         json!({"hosts": ["api.example.com"], "max_stale_s": 300}),
     ));
-    assert_eq!(
-        lookup(&lines, "api.example.com", 30_100)["source"],
-        "httpdns"
-    );
+    assert_eq!(source(&lines, "api.example.com", 30_100), "httpdns");
     let stale = lookup(&lines, "api.example.com", 60_100);
     assert_eq!(stale["source"], "httpdns_stale");
     assert_eq!(stale["addresses"], json!(["47.1.1.1"]));
+    assert_eq!(source(&lines, "other.example.com", 60_100), "system");
+    assert_eq!(source(&lines, "api.example.com", 359_000), "httpdns_stale");
     assert_eq!(
-        lookup(&lines, "other.example.com", 60_100)["source"],
-        "system"
-    );
-    assert_eq!(
-        lookup(&lines, "api.example.com", 359_000)["source"],
-        "httpdns_stale"
-    );
-    assert_eq!(
-        lookup(&lines, "api.example.com", 360_100)["source"],
+        source(&lines, "api.example.com", 360_100),
         "system",
         "not past expires_at + max_stale_s"
     );
@@ -203,10 +190,7 @@ fn serve_stale_serves_only_listed_hosts_for_max_stale_s() {
 #[test]
 fn without_serve_stale_an_expired_record_is_never_served() {
     let lines = stale_scenario(None);
-    assert_eq!(
-        lookup(&lines, "api.example.com", 60_100)["source"],
-        "system"
-    );
+    assert_eq!(source(&lines, "api.example.com", 60_100), "system");
     assert_eq!(
         lookup(&lines, "api.example.com", 60_100)["addresses"],
         json!([])
@@ -229,16 +213,10 @@ fn a_stale_record_never_crosses_networks() {
             lk(60_500, "api.example.com"),
         ]
     }));
+    assert_eq!(source(&lines, "api.example.com", 60_100), "httpdns_stale");
+    assert_eq!(source(&lines, "api.example.com", 60_300), "system");
     assert_eq!(
-        lookup(&lines, "api.example.com", 60_100)["source"],
-        "httpdns_stale"
-    );
-    assert_eq!(
-        lookup(&lines, "api.example.com", 60_300)["source"],
-        "system"
-    );
-    assert_eq!(
-        lookup(&lines, "api.example.com", 60_500)["source"],
+        source(&lines, "api.example.com", 60_500),
         "httpdns_stale",
         "back on its own network"
     );

@@ -1,22 +1,15 @@
-//! HTTPDNS refresh through `linekit replay` (DESIGN 1.8, 1.9, 3.2; issue 5 item 4): a miss
+//! HTTPDNS refresh through `linekit replay` (`docs/architecture.md#httpdns-refresh`, `docs/replay.md`): a miss
 //! queries and then serves, refresh-ahead, answers for an old network dropped, provider
 //! failover and back-off, batching, pre-resolve, NXDOMAIN hold-off, quarantine, bypass and
 //! bad answers never replacing a good record. Scenarios: `tests/scenarios/httpdns_*.json`.
+
+mod support;
 
 use linekit_core::replay;
 use serde_json::Value;
 
 fn run(text: &str) -> Vec<Value> {
-    let mut out = Vec::new();
-    replay::run(text, &mut out).expect("scenario runs");
-    let first = String::from_utf8(out).unwrap();
-    let mut again = Vec::new();
-    replay::run(text, &mut again).unwrap();
-    assert_eq!(first, String::from_utf8(again).unwrap(), "deterministic");
-    first
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    support::replay::run_deterministic(text)
 }
 
 /// `(at, addresses, source)` of every lookup of `host`.

@@ -2,12 +2,13 @@
 //! cooldown admitting exactly one trial, closed on success, re-opened with a capped
 //! back-off on failure — on its own and inside a pool.
 
-use linekit_core::config::{LineConfig, Thresholds};
+mod support;
+
+use linekit_core::config::Thresholds;
 use linekit_core::line::breaker::MAX_BACKOFF_FACTOR;
-use linekit_core::line::{
-    Admission, Breaker, BreakerParams, BreakerState, LinePool, Outcome, Protocol,
-};
+use linekit_core::line::{Admission, Breaker, BreakerParams, BreakerState, LinePool, Outcome};
 use linekit_core::trace::Reason;
+use support::lines::http_pool;
 
 const COOLDOWN: u64 = 30_000;
 const TRIAL_TIMEOUT: u64 = 3_000;
@@ -148,16 +149,7 @@ fn next_deadline_names_the_cooldown_end_and_the_trial_timeout() {
 }
 
 fn pool(ids: &[&str]) -> LinePool {
-    let lines: Vec<LineConfig> = ids
-        .iter()
-        .map(|id| LineConfig {
-            id: (*id).to_string(),
-            url: format!("https://{id}.example.com"),
-            priority: None,
-            weight: 100,
-        })
-        .collect();
-    LinePool::new(Protocol::Http, &lines, &Thresholds::default(), false).expect("pool")
+    http_pool(ids, &Thresholds::default())
 }
 
 #[test]
@@ -224,16 +216,7 @@ fn pool_re_ranks_when_a_breaker_timer_elapses() {
         switch_interval_ms: 1_000_000,
         ..Thresholds::default()
     };
-    let lines: Vec<LineConfig> = ["a", "b"]
-        .iter()
-        .map(|id| LineConfig {
-            id: (*id).to_string(),
-            url: format!("https://{id}.example.com"),
-            priority: None,
-            weight: 100,
-        })
-        .collect();
-    let mut p = LinePool::new(Protocol::Http, &lines, &t, false).expect("pool");
+    let mut p = http_pool(&["a", "b"], &t);
     p.select(0, &[]);
     for i in 0..3 {
         p.record(i, 0, Outcome::DnsFailure, None, 10);

@@ -2,27 +2,21 @@
 //! failing alternately cannot make traffic flap — but a line whose breaker is open is left
 //! at once.
 
-use linekit_core::config::{LineConfig, Thresholds};
-use linekit_core::line::{LinePool, Outcome, Protocol, SwitchGuard};
+mod support;
+
+use linekit_core::config::Thresholds;
+use linekit_core::line::{LinePool, Outcome, SwitchGuard};
 use linekit_core::trace::Reason;
+use support::lines::http_pool;
 
 const SWITCH: u64 = 10_000;
 
 fn pool(ids: &[&str]) -> LinePool {
-    let lines: Vec<LineConfig> = ids
-        .iter()
-        .map(|id| LineConfig {
-            id: (*id).to_string(),
-            url: format!("https://{id}.example.com"),
-            priority: None,
-            weight: 100,
-        })
-        .collect();
     let t = Thresholds {
         switch_interval_ms: SWITCH,
         ..Thresholds::default()
     };
-    LinePool::new(Protocol::Http, &lines, &t, false).expect("pool")
+    http_pool(ids, &t)
 }
 
 /// A two-line pool where both lines are used and healthy, on line 0, with no switch yet.

@@ -2,23 +2,17 @@
 //! ordered by weight and latency with an error penalty, failed lines are demoted at once,
 //! and the all-open / all-slow fallbacks and in-call exclusion behave as specified.
 
+mod support;
+
 use linekit_core::config::{LineConfig, Thresholds};
 use linekit_core::line::rank::{all_slow, effective_latency_ms, rank, tier, Tier};
 use linekit_core::line::{LinePool, Outcome, Protocol};
 use linekit_core::trace::Reason;
 use linekit_core::Error;
-
-fn cfg(id: &str) -> LineConfig {
-    LineConfig {
-        id: id.to_string(),
-        url: format!("https://{id}.example.com"),
-        priority: None,
-        weight: 100,
-    }
-}
+use support::lines::line_config;
 
 fn pool(ids: &[&str]) -> LinePool {
-    let lines: Vec<LineConfig> = ids.iter().map(|id| cfg(id)).collect();
+    let lines: Vec<LineConfig> = ids.iter().map(|id| line_config(id)).collect();
     LinePool::new(Protocol::Http, &lines, &Thresholds::default(), false).expect("valid pool")
 }
 
@@ -36,7 +30,7 @@ const SWITCH: u64 = 10_000;
 
 #[test]
 fn lines_are_sorted_by_priority_then_position() {
-    let mut lines = vec![cfg("a"), cfg("b"), cfg("c")];
+    let mut lines = vec![line_config("a"), line_config("b"), line_config("c")];
     lines[0].priority = Some(5);
     lines[2].priority = Some(0);
     // b defaults to its position, 1.
@@ -91,7 +85,11 @@ fn steady_300ms_line_beats_flaky_80ms_line() {
 
 #[test]
 fn lower_latency_wins_among_clean_lines_and_weight_comes_first() {
-    let mut lines = vec![cfg("slow"), cfg("fast"), cfg("heavy")];
+    let mut lines = vec![
+        line_config("slow"),
+        line_config("fast"),
+        line_config("heavy"),
+    ];
     lines[2].weight = 200;
     let mut p = LinePool::new(Protocol::Http, &lines, &Thresholds::default(), false).expect("pool");
     p.record(0, 0, Outcome::Ok, Some(200), 300);
@@ -317,7 +315,7 @@ fn carry_over_keeps_what_was_learned_for_unchanged_lines() {
     assert_eq!(id(&old, s.index), "b");
 
     // New config: a unchanged, b moved to a new host, c gone, d new.
-    let mut lines = vec![cfg("a"), cfg("b"), cfg("d")];
+    let mut lines = vec![line_config("a"), line_config("b"), line_config("d")];
     lines[1].url = "https://b2.example.com".into();
     let mut new =
         LinePool::new(Protocol::Http, &lines, &Thresholds::default(), false).expect("pool");
@@ -340,7 +338,13 @@ fn invalid_pools_are_rejected_with_field_paths() {
         paths(LinePool::new(Protocol::Http, &[], &t, false)),
         ["http"]
     );
-    let mut bad = vec![cfg("a"), cfg("a"), cfg(""), cfg("d"), cfg("e")];
+    let mut bad = vec![
+        line_config("a"),
+        line_config("a"),
+        line_config(""),
+        line_config("d"),
+        line_config("e"),
+    ];
     bad[2].url = "https://c.example.com".into();
     bad[3].url = "https://d.example.com/path".into();
     bad[4].url = "http://e.example.com".into();
@@ -351,7 +355,7 @@ fn invalid_pools_are_rejected_with_field_paths() {
     // Cleartext is fine when allowed; a ws pool needs ws lines.
     assert!(LinePool::new(Protocol::Http, &bad[4..], &t, true).is_ok());
     assert_eq!(
-        paths(LinePool::new(Protocol::Ws, &[cfg("a")], &t, false)),
+        paths(LinePool::new(Protocol::Ws, &[line_config("a")], &t, false)),
         ["ws[0].url"]
     );
 }

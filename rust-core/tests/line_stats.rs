@@ -1,9 +1,12 @@
 //! Sliding-window line statistics: what counts, how failures are weighted, and how old
 //! outcomes expire (so a recovered line comes back).
 
-use linekit_core::config::{LineConfig, Thresholds};
-use linekit_core::line::{Admission, LinePool, Outcome, Protocol, WindowStats};
+mod support;
+
+use linekit_core::config::Thresholds;
+use linekit_core::line::{Admission, Outcome, WindowStats};
 use linekit_core::trace::Reason;
+use support::lines::http_pool;
 
 const WINDOW: u64 = 300_000;
 
@@ -94,21 +97,10 @@ fn many_records_do_not_overflow_or_panic() {
     assert!(s.avg_latency_ms(99_999).is_some());
 }
 
-fn lines(ids: &[&str]) -> Vec<LineConfig> {
-    ids.iter()
-        .map(|id| LineConfig {
-            id: (*id).to_string(),
-            url: format!("https://{id}.example.com"),
-            priority: None,
-            weight: 100,
-        })
-        .collect()
-}
-
 #[test]
 fn pool_records_last_cost_error_and_used() {
     let t = Thresholds::default();
-    let mut pool = LinePool::new(Protocol::Http, &lines(&["a", "b"]), &t, false).expect("pool");
+    let mut pool = http_pool(&["a", "b"], &t);
     pool.record(5, 0, Outcome::TlsFailure, None, 70);
     pool.record(6, 0, Outcome::Ok, Some(200), 30);
     let a = &pool.lines()[0];
@@ -128,7 +120,7 @@ fn pool_records_last_cost_error_and_used() {
 #[test]
 fn window_expiry_restores_a_recovered_line() {
     let t = Thresholds::default();
-    let mut pool = LinePool::new(Protocol::Http, &lines(&["a", "b"]), &t, false).expect("pool");
+    let mut pool = http_pool(&["a", "b"], &t);
     let mut now = 0;
     assert_eq!(pool.select(now, &[]).index, 0);
     // "a" fails three times: traffic moves to "b" and a's breaker opens.

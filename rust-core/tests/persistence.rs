@@ -1,8 +1,10 @@
-//! Persistence (DESIGN capability 12) in virtual time: line statistics and HTTPDNS records
+//! Persistence (`docs/architecture.md#persistence`) in virtual time: line statistics and HTTPDNS records
 //! survive a restart; truncated, bit-flipped, foreign-version and unwritable files leave
 //! the engine working with a log line; stale or future records are never served; a crash
 //! between write and rename keeps the previous file; older data never overwrites newer;
 //! the load happens off the request path.
+
+mod support;
 
 use linekit_core::clock::ManualClock;
 use linekit_core::config::model::HttpDnsConfig;
@@ -21,6 +23,7 @@ use std::cell::RefCell;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use support::temp::TempDir;
 
 // ---- a tiny logger capturing this thread's log lines -------------------------------
 
@@ -54,34 +57,9 @@ fn logged(needle: &str) -> usize {
 
 // ---- fixtures -----------------------------------------------------------------------
 
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or_default();
-        let dir = std::env::temp_dir().join(format!(
-            "linekit-persist-{name}-{}-{nanos}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&dir).expect("create temp dir");
-        TempDir(dir)
-    }
-    fn path(&self) -> &Path {
-        &self.0
-    }
-    fn state(&self) -> PathBuf {
-        self.0.join(STATE_FILE)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// The state file inside `dir`.
+fn state_file(dir: &TempDir) -> PathBuf {
+    dir.path().join(STATE_FILE)
 }
 
 const CONFIG: &str = r#"{"version": 1, "biz_lines": {"spot": {"match": ["api.example.com"],
@@ -144,7 +122,10 @@ fn line_stats_survive_a_restart_and_rank_the_same() {
     let kit = engine(dir.path(), &clock);
     kit.run_due();
     learn_and_flush(&kit, &clock);
-    assert!(dir.state().is_file(), "the debounced flush wrote the file");
+    assert!(
+        state_file(&dir).is_file(),
+        "the debounced flush wrote the file"
+    );
     let before = ranked(&kit);
     assert_eq!(before["spot/http"][1]["breaker"], "open");
     kit.close();
@@ -235,7 +216,7 @@ fn restart_on_damaged(name: &str, damage: impl FnOnce(&Path)) -> (TempDir, LineK
     kit.run_due();
     learn_and_flush(&kit, &clock);
     kit.close();
-    damage(&dir.state());
+    damage(&state_file(&dir));
     capture_logs();
     let (kit2, _) = restarted(dir.path(), 5_000_000, WALL0 + 3_000);
     (dir, kit2)
@@ -289,7 +270,7 @@ fn a_file_from_a_future_format_version_is_logged_and_ignored() {
 #[test]
 fn bad_json_oversize_and_foreign_files_are_errors_not_panics() {
     let dir = TempDir::new("errors");
-    let path = dir.state();
+    let path = state_file(&dir);
     let mut cases: Vec<(Vec<u8>, &str)> = vec![
         (
             encode_checked("linekit-state", 1, "{\"saved_seq\": ").into_bytes(),
@@ -348,7 +329,7 @@ fn an_unwritable_state_file_is_logged_once_and_the_engine_keeps_working() {
     let dir = TempDir::new("unwritable");
     capture_logs();
     // A directory where the temp file must go: every write fails (even as root).
-    std::fs::create_dir(temp_path(&dir.state())).expect("block");
+    std::fs::create_dir(temp_path(&state_file(&dir))).expect("block");
     let clock = ManualClock::new(10_000_000, WALL0);
     let kit = engine(dir.path(), &clock);
     kit.run_due();
@@ -358,7 +339,7 @@ fn an_unwritable_state_file_is_logged_once_and_the_engine_keeps_working() {
     kit.run_due();
     assert_eq!(logged("cannot persist the state"), 1, "logged once");
     assert_eq!(line_of(&kit), "b");
-    assert!(!dir.state().exists());
+    assert!(!state_file(&dir).exists());
 }
 
 // ---- crash safety and ordering -------------------------------------------------------
@@ -370,17 +351,21 @@ fn a_crash_between_write_and_rename_keeps_the_previous_file() {
     let kit = engine(dir.path(), &clock);
     kit.run_due();
     learn_and_flush(&kit, &clock);
-    let good = std::fs::read(dir.state()).expect("written");
+    let good = std::fs::read(state_file(&dir)).expect("written");
 
     // The rename fails (its source cannot be written): the previous file is untouched.
-    std::fs::create_dir(temp_path(&dir.state())).expect("block");
+    std::fs::create_dir(temp_path(&state_file(&dir))).expect("block");
     kit.report(&Report::new("spot", "b", Outcome::Ok, 80));
     kit.close();
-    assert_eq!(std::fs::read(dir.state()).expect("still there"), good);
-    std::fs::remove_dir(temp_path(&dir.state())).expect("unblock");
+    assert_eq!(std::fs::read(state_file(&dir)).expect("still there"), good);
+    std::fs::remove_dir(temp_path(&state_file(&dir))).expect("unblock");
 
     // A crash left a half-written temp file: it is never read, the previous file loads.
-    std::fs::write(temp_path(&dir.state()), b"linekit-state v1 fnv1a64:00\n{").expect("tmp");
+    std::fs::write(
+        temp_path(&state_file(&dir)),
+        b"linekit-state v1 fnv1a64:00\n{",
+    )
+    .expect("tmp");
     let (kit2, _) = restarted(dir.path(), 5_000_000, WALL0 + 3_000);
     assert_eq!(line_of(&kit2), "b");
     assert!(kit2.pools()["spot/http"].lines.iter().all(|l| l.used));
@@ -396,14 +381,14 @@ fn stale_data_never_overwrites_newer_data() {
     first.run_due();
     second.run_due();
     learn_and_flush(&first, &clock);
-    let newer = std::fs::read(dir.state()).expect("written");
+    let newer = std::fs::read(state_file(&dir)).expect("written");
 
     capture_logs();
     second.report(&Report::new("spot", "a", Outcome::Ok, 10));
     clock.advance(FLUSH_DELAY_MS);
     second.run_due();
     second.close();
-    assert_eq!(std::fs::read(dir.state()).expect("read"), newer);
+    assert_eq!(std::fs::read(state_file(&dir)).expect("read"), newer);
     assert_eq!(logged("has newer data"), 1);
 
     // The store itself: never before the load, never below the sequence on disk.
@@ -427,11 +412,11 @@ fn close_flushes_synchronously_and_nothing_is_written_without_a_storage_dir() {
     kit.run_due();
     kit.report(&Report::new("spot", "b", Outcome::Ok, 80));
     assert!(
-        !dir.state().exists(),
+        !state_file(&dir).exists(),
         "reports never write on the request path"
     );
     kit.close();
-    assert!(dir.state().is_file(), "close wrote the final flush");
+    assert!(state_file(&dir).is_file(), "close wrote the final flush");
 
     let plain = LineKit::builder()
         .config_json(CONFIG)

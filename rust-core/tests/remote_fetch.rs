@@ -11,62 +11,46 @@ use linekit_core::config::LastGoodStore;
 use linekit_core::engine::{LineKit, RuntimeMode, FIRST_RETRY_MS};
 use linekit_core::net::NetworkState;
 use linekit_core::trace::{TraceEvent, TraceSink};
-use linekit_core::transport::{
-    Completion, RequestKind, Transport, TransportError, TransportRequest, TransportResult,
-};
+use linekit_core::transport::{RequestKind, TransportError, TransportRequest, TransportResult};
 use parking_lot::Mutex;
 use serde_json::Value;
 use std::sync::Arc;
 use support::signing::*;
+use support::transport::RecordingTransport;
 
-#[derive(Default)]
-struct FakeTransport {
-    started: Mutex<Vec<(TransportRequest, Option<Completion>)>>,
+/// How these tests read and answer config fetches.
+trait ConfigFetches {
+    fn config_requests(&self) -> Vec<TransportRequest>;
+    fn last(&self) -> TransportRequest;
+    fn respond(&self, status: u16, body: &str, etag: Option<&str>);
+    fn fail(&self, e: TransportError);
 }
 
-impl FakeTransport {
+impl ConfigFetches for RecordingTransport {
     fn config_requests(&self) -> Vec<TransportRequest> {
-        self.started
-            .lock()
-            .iter()
-            .map(|(r, _)| r.clone())
-            .filter(|r| r.kind == RequestKind::Config)
-            .collect()
+        self.requests_of(RequestKind::Config)
     }
 
     fn last(&self) -> TransportRequest {
         self.config_requests().pop().expect("a config request")
     }
 
-    fn answer(&self, result: TransportResult) {
-        let id = self.last().id;
-        let done = self
-            .started
-            .lock()
-            .iter_mut()
-            .find(|(r, _)| r.id == id)
-            .and_then(|(_, d)| d.take());
-        done.expect("request waiting").complete(result);
-    }
-
+    /// Answers the latest config fetch.
     fn respond(&self, status: u16, body: &str, etag: Option<&str>) {
-        self.answer(TransportResult::Response {
-            status,
-            body: body.as_bytes().to_vec(),
-            headers: etag
-                .map(|e| vec![("ETag".to_string(), e.to_string())])
-                .unwrap_or_default(),
-        });
+        self.answer(
+            self.last().id,
+            TransportResult::Response {
+                status,
+                body: body.as_bytes().to_vec(),
+                headers: etag
+                    .map(|e| vec![("ETag".to_string(), e.to_string())])
+                    .unwrap_or_default(),
+            },
+        );
     }
 
     fn fail(&self, e: TransportError) {
-        self.answer(TransportResult::Failed(e));
-    }
-}
-
-impl Transport for FakeTransport {
-    fn start(&self, request: TransportRequest, done: Completion) {
-        self.started.lock().push((request, Some(done)));
+        self.answer(self.last().id, TransportResult::Failed(e));
     }
 }
 
@@ -93,7 +77,7 @@ const URLS: &str = r#""remote":{"urls":["https://cfg-a.example.com/lk.json","htt
 
 struct World {
     kit: LineKit,
-    t: Arc<FakeTransport>,
+    t: Arc<RecordingTransport>,
     clock: ManualClock,
     events: Arc<Events>,
     dir: std::path::PathBuf,
@@ -134,7 +118,7 @@ fn temp_dir(name: &str) -> std::path::PathBuf {
 fn world_in(name: &str, app_config: &str, dir: Option<std::path::PathBuf>) -> World {
     let dir = dir.unwrap_or_else(|| temp_dir(name));
     let clock = ManualClock::new(1_000, NOW_S * 1_000);
-    let t = Arc::new(FakeTransport::default());
+    let t = Arc::new(RecordingTransport::default());
     let events = Arc::new(Events::default());
     let kit = LineKit::builder()
         .config_json(app_config)
@@ -516,7 +500,7 @@ fn refresh_config_starts_a_round_now_and_never_two_at_once() {
 #[test]
 fn without_remote_or_transport_nothing_is_fetched() {
     let clock = ManualClock::new(1_000, NOW_S * 1_000);
-    let t = Arc::new(FakeTransport::default());
+    let t = Arc::new(RecordingTransport::default());
     let kit = LineKit::builder()
         .config_json(config(1, ""))
         .clock(Arc::new(clock.clone()))

@@ -1,22 +1,15 @@
-//! `linekit replay` drives the real engine with a virtual clock (DESIGN 3.2): the outage
+//! `linekit replay` drives the real engine with a virtual clock (`docs/replay.md`): the outage
 //! scenario in `tests/scenarios/outage_failover.json` must move traffic within one failed
 //! request, open and later close the primary's breaker, return to the primary once the
 //! outage leaves the window, and print byte-identical output on every run.
 
+mod support;
+
 use linekit_core::replay;
 use serde_json::Value;
+use support::replay::{breaker_at, output, run};
 
 const OUTAGE: &str = include_str!("scenarios/outage_failover.json");
-
-fn run(text: &str) -> Vec<Value> {
-    let mut out = Vec::new();
-    replay::run(text, &mut out).expect("scenario runs");
-    String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
-        .collect()
-}
 
 fn routes(lines: &[Value]) -> Vec<(u64, String, String)> {
     lines
@@ -30,16 +23,6 @@ fn routes(lines: &[Value]) -> Vec<(u64, String, String)> {
             )
         })
         .collect()
-}
-
-fn breaker_at(lines: &[Value], at: u64, line: &str) -> String {
-    let state = lines
-        .iter()
-        .find(|l| l["op"] == "state" && l["at"] == at)
-        .expect("state line");
-    let pool = state["pools"]["spot/http"].as_array().unwrap();
-    let l = pool.iter().find(|l| l["id"] == line).unwrap();
-    l["breaker"].as_str().unwrap().to_string()
 }
 
 #[test]
@@ -81,15 +64,15 @@ fn outage_moves_traffic_within_one_failed_request_and_recovers() {
         "moved after one failure"
     );
     assert_eq!(at(31000).1, "tx");
-    assert_eq!(breaker_at(&lines, 31300, "ali"), "open");
+    assert_eq!(breaker_at(&lines, 31300, "spot/http", "ali"), "open");
     assert_eq!(at(40000).1, "tx");
-    assert_eq!(breaker_at(&lines, 61300, "ali"), "half_open");
+    assert_eq!(breaker_at(&lines, 61300, "spot/http", "ali"), "half_open");
     assert_eq!(
         at(62011).1,
         "ali",
         "the half-open primary takes the retry as its trial"
     );
-    assert_eq!(breaker_at(&lines, 62100, "ali"), "closed");
+    assert_eq!(breaker_at(&lines, 62100, "spot/http", "ali"), "closed");
     assert_eq!(
         at(63000).1,
         "ali",
@@ -108,12 +91,9 @@ fn outage_moves_traffic_within_one_failed_request_and_recovers() {
 
 #[test]
 fn output_is_byte_identical_across_runs() {
-    let mut a = Vec::new();
-    let mut b = Vec::new();
-    replay::run(OUTAGE, &mut a).unwrap();
-    replay::run(OUTAGE, &mut b).unwrap();
+    let a = output(OUTAGE);
     assert!(!a.is_empty());
-    assert_eq!(a, b);
+    assert_eq!(a, output(OUTAGE));
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! After an outage, revive probes close the preferred line's breaker and traffic returns to
-//! it (issue 5), with the engine driven the way the JVM demo drives it: continuous traffic
+//! it (`docs/architecture.md#revive`), with the engine driven the way the JVM demo drives it: continuous traffic
 //! on the serving backup, a second backup that answers 503, probes answered by a transport
 //! that knows which lines are up — all in virtual time.
 

@@ -1,4 +1,5 @@
-//! The sticky routing path allocates exactly once: the final URL string (issue 2 aim).
+//! The sticky routing path allocates exactly once: the final URL string
+//! (`docs/architecture.md#hot-path`).
 //! A counting global allocator wraps the system one for this test binary only.
 
 use linekit_core::config::validate::parse_config;

@@ -1,4 +1,4 @@
-//! Router capability (DESIGN 1.1, 1.5, 1.7, 1.13): business-line matching, URL rewriting
+//! Router capability (`docs/architecture.md#routing-rules`): business-line matching, URL rewriting
 //! that keeps everything but scheme/host/port, private headers, fixed hosts, kill switch,
 //! in-call exclusion and the all-open fallback — driven through the engine facade.
 

@@ -1,4 +1,4 @@
-//! `LineKit::close` under load (issue 5): with requests routed on several threads and
+//! `LineKit::close` under load (`docs/architecture.md#runtime`): with requests routed on several threads and
 //! probes in flight on a transport that answers late, `close` returns promptly, stops the
 //! runtime thread, and no trace event (a user callback) is emitted after it returns.
 

@@ -1,4 +1,4 @@
-//! Observability (DESIGN 1.11): every route and report can emit a structured event with a
+//! Observability (`docs/architecture.md#observability`): every route and report can emit a structured event with a
 //! reason code; `trace.sample_rate` picks installs per time window (an install that
 //! records keeps everything of that window); events never carry URLs, paths, queries,
 //! tokens or full host names.

@@ -3,22 +3,16 @@
 //! reference nobody carries any more), in-call retries under `strict`, mismatch flags,
 //! and what a config update keeps.
 
-use linekit_core::config::{LineConfig, Thresholds, VersionPolicy};
-use linekit_core::line::{LinePool, Outcome, Protocol};
+mod support;
+
+use linekit_core::config::{Thresholds, VersionPolicy};
+use linekit_core::line::{LinePool, Outcome};
 use linekit_core::trace::Reason;
 use std::sync::Arc;
+use support::lines::http_pool;
 
 fn pool(ids: &[&str], policy: Option<VersionPolicy>) -> LinePool {
-    let lines: Vec<LineConfig> = ids
-        .iter()
-        .map(|id| LineConfig {
-            id: id.to_string(),
-            url: format!("https://{id}.example.com"),
-            priority: None,
-            weight: 100,
-        })
-        .collect();
-    let mut p = LinePool::new(Protocol::Http, &lines, &Thresholds::default(), false).unwrap();
+    let mut p = http_pool(ids, &Thresholds::default());
     p.set_version_policy(policy);
     p
 }
@@ -37,6 +31,19 @@ fn open(p: &mut LinePool, index: usize, now: u64) {
     for i in 0..3 {
         p.record(now + i, index, Outcome::ConnectRefused, None, 5);
     }
+}
+
+/// A strict pool whose reference is v2 (`a` and `c`) with both v2 lines open, so only the
+/// v1 line `b` is usable.
+fn strict_pool_with_only_the_v1_line_usable() -> LinePool {
+    let mut p = pool(&["a", "b", "c"], Some(VersionPolicy::Strict));
+    p.select(0, &[]);
+    p.observe_version(0, v("v2"));
+    p.observe_version(1, v("v1"));
+    p.observe_version(2, v("v2"));
+    open(&mut p, 0, 10);
+    open(&mut p, 2, 10);
+    p
 }
 
 #[test]
@@ -60,13 +67,7 @@ fn the_reference_is_the_current_lines_fingerprint_and_follows_a_rollout() {
 
 #[test]
 fn a_forced_fallback_keeps_the_reference_so_the_pool_returns() {
-    let mut p = pool(&["a", "b", "c"], Some(VersionPolicy::Strict));
-    p.select(0, &[]);
-    p.observe_version(0, v("v2"));
-    p.observe_version(1, v("v1"));
-    p.observe_version(2, v("v2"));
-    open(&mut p, 0, 10);
-    open(&mut p, 2, 10);
+    let mut p = strict_pool_with_only_the_v1_line_usable();
     let s = p.select(100, &[]);
     assert_eq!(s.index, 1, "only the v1 line is usable");
     assert!(p.version_mismatch(1));
@@ -135,13 +136,7 @@ fn a_config_update_keeps_fingerprints_and_the_reference() {
 
 #[test]
 fn strict_returns_to_the_reference_once_a_same_version_line_is_usable_again() {
-    let mut p = pool(&["a", "b", "c"], Some(VersionPolicy::Strict));
-    p.select(0, &[]);
-    p.observe_version(0, v("v2"));
-    p.observe_version(1, v("v1"));
-    p.observe_version(2, v("v2"));
-    open(&mut p, 0, 10);
-    open(&mut p, 2, 10);
+    let mut p = strict_pool_with_only_the_v1_line_usable();
     assert_eq!(p.select(100, &[]).index, 1, "forced onto the v1 line");
     // A probe finds `c` healthy again: at the next re-rank the pool goes back to v2.
     p.record(40_000, 2, Outcome::Ok, Some(204), 20);

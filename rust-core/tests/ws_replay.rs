@@ -1,35 +1,19 @@
-//! WebSocket pools through `linekit replay` (issue 7 core rules): a line that refuses the
+//! WebSocket pools through `linekit replay` (`docs/architecture.md#websocket-quality`): a line that refuses the
 //! upgrade is left for the next `ws` line and triggers a detect; an abnormal close right
 //! after open demotes a line while a normal (or network-change / background) close does
 //! not; `http` and `ws` pools never affect each other.
 
+mod support;
+
 use linekit_core::replay;
 use serde_json::Value;
-
-fn run(text: &str) -> Vec<Value> {
-    let mut out = Vec::new();
-    replay::run(text, &mut out).expect("scenario runs");
-    String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
+use support::replay::{line_at, pool_at, run};
 
 fn routed(lines: &[Value], at: u64) -> String {
-    let l = lines
-        .iter()
-        .find(|l| l["op"] == "route" && l["at"] == at)
-        .unwrap();
-    l["line"].as_str().unwrap().to_string()
-}
-
-fn pool<'a>(lines: &'a [Value], at: u64, key: &str) -> &'a Vec<Value> {
-    let s = lines
-        .iter()
-        .find(|l| l["op"] == "state" && l["at"] == at)
-        .unwrap();
-    s["pools"][key].as_array().unwrap()
+    line_at(lines, "route", at)["line"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 #[test]
@@ -58,7 +42,7 @@ fn refused_upgrade_moves_the_ws_pool_only_and_triggers_a_detect() {
     assert!(probes
         .iter()
         .any(|p| p["url"] == "https://ws-tx.example.com/line/ping"));
-    let ws = pool(&lines, 60_200, "spot/ws");
+    let ws = pool_at(&lines, 60_200, "spot/ws");
     let tx = ws.iter().find(|l| l["id"] == "tx-ws").unwrap();
     assert_eq!(
         tx["avg_latency_ms"], 120,
@@ -78,12 +62,12 @@ fn abnormal_close_right_after_open_demotes_the_line() {
     );
     assert_eq!(routed(&lines, 2_400), "tx-ws");
     assert_eq!(routed(&lines, 2_401), "tx", "http faults move http traffic");
-    let ws = pool(&lines, 2_500, "spot/ws");
+    let ws = pool_at(&lines, 2_500, "spot/ws");
     assert_eq!(
         ws.iter().find(|l| l["id"] == "ali-ws").unwrap()["failures"],
         1
     );
-    let http = pool(&lines, 2_500, "spot/http");
+    let http = pool_at(&lines, 2_500, "spot/http");
     assert_eq!(
         http.iter().find(|l| l["id"] == "ali").unwrap()["failures"],
         1
@@ -94,7 +78,7 @@ fn abnormal_close_right_after_open_demotes_the_line() {
 fn normal_and_blameless_closes_do_not_count() {
     let lines = run(include_str!("scenarios/ws_normal_close.json"));
     assert_eq!(routed(&lines, 2_200), "ali-ws");
-    let ws = pool(&lines, 2_300, "spot/ws");
+    let ws = pool_at(&lines, 2_300, "spot/ws");
     assert_eq!(
         ws.iter().find(|l| l["id"] == "ali-ws").unwrap()["failures"],
         0

@@ -1,4 +1,4 @@
-//! `linekit`: the command-line front end (DESIGN 3.1). The commands live in
+//! `linekit`: the command-line front end (`docs/architecture.md#cli`). The commands live in
 //! [`linekit_core::cli`]; this binary only wires them to the process.
 
 fn main() {

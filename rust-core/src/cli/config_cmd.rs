@@ -1,4 +1,4 @@
-//! `linekit config check|seal|open` (DESIGN 3.1).
+//! `linekit config check|seal|open|schema` (`docs/architecture.md#cli`).
 //!
 //! - `check FILE` prints `{"ok":true,"version":N,"biz_lines":[…]}`; an invalid config exits 1
 //!   with one `{"path","error"}` line per problem on stderr and the same list as
@@ -7,11 +7,13 @@
 //!   then prints `{"sealed":"BASE64"}`.
 //! - `open --key-hex HEX FILE` accepts that JSON wrapper or the raw base64 text, and prints
 //!   the opened config document itself once it validates.
+//! - `schema` prints the JSON Schema of a config document, generated from the model.
 //!
 //! `-` as FILE reads stdin. Read failures and seal failures are `{"error":…}` on stderr with
 //! exit 1; usage mistakes exit 2. Keys are never echoed.
 
 use super::fail;
+use crate::config::seal::KEY_LEN;
 use crate::config::{open, parse_config, parse_key_hex, seal, Config};
 use crate::error::{Error, FieldError};
 use serde_json::json;
@@ -39,8 +41,17 @@ pub(super) fn run(
     };
     match (command, &args.key_hex) {
         ("check", None) => check(&args.file, input, out, err),
-        ("seal", Some(hex)) => seal_cmd(&args.file, hex, input, out, err),
-        ("open", Some(hex)) => open_cmd(&args.file, hex, input, out, err),
+        ("seal" | "open", Some(hex)) => {
+            let (key, bytes) = match key_and_input(&args.file, hex, input) {
+                Ok(k) => k,
+                Err(why) => return fail(err, &why),
+            };
+            if command == "seal" {
+                seal_cmd(&key, bytes, out, err)
+            } else {
+                open_cmd(&key, bytes, out, err)
+            }
+        }
         _ => usage(err),
     }
 }
@@ -94,7 +105,7 @@ fn parse_bytes(bytes: Vec<u8>) -> Result<(String, Config), Error> {
     Ok((text, config))
 }
 
-/// The `check` document, fields in the order DESIGN 3.1 shows them.
+/// The `check` document, fields in a fixed order: `ok`, `version`, `biz_lines`.
 #[derive(serde::Serialize)]
 struct CheckReport<'a> {
     ok: bool,
@@ -158,26 +169,23 @@ fn check(file: &str, input: &mut dyn Read, out: &mut dyn Write, err: &mut dyn Wr
     }
 }
 
-fn seal_cmd(
+/// The sealing key given as hex and the bytes of `file`, as `seal` and `open` both need.
+fn key_and_input(
     file: &str,
     hex: &str,
     input: &mut dyn Read,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
-    let key = match parse_key_hex(hex) {
-        Ok(k) => k,
-        Err(e) => return fail(err, &e.to_string()),
-    };
-    let bytes = match super::read_bytes(file, input, MAX_INPUT_BYTES) {
-        Ok(b) => b,
-        Err(why) => return fail(err, &why),
-    };
+) -> Result<([u8; KEY_LEN], Vec<u8>), String> {
+    let key = parse_key_hex(hex).map_err(|e| e.to_string())?;
+    let bytes = super::read_bytes(file, input, MAX_INPUT_BYTES)?;
+    Ok((key, bytes))
+}
+
+fn seal_cmd(key: &[u8; KEY_LEN], bytes: Vec<u8>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let text = match parse_bytes(bytes) {
         Ok((text, _)) => text,
         Err(e) => return report(e, out, err),
     };
-    match seal(text.as_bytes(), &key) {
+    match seal(text.as_bytes(), key) {
         Ok(sealed) => {
             let _ = writeln!(out, "{}", json!({ "sealed": sealed }));
             0
@@ -186,21 +194,7 @@ fn seal_cmd(
     }
 }
 
-fn open_cmd(
-    file: &str,
-    hex: &str,
-    input: &mut dyn Read,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
-    let key = match parse_key_hex(hex) {
-        Ok(k) => k,
-        Err(e) => return fail(err, &e.to_string()),
-    };
-    let bytes = match super::read_bytes(file, input, MAX_INPUT_BYTES) {
-        Ok(b) => b,
-        Err(why) => return fail(err, &why),
-    };
+fn open_cmd(key: &[u8; KEY_LEN], bytes: Vec<u8>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let Ok(text) = String::from_utf8(bytes) else {
         return fail(err, "sealed config: input is not UTF-8");
     };
@@ -208,7 +202,7 @@ fn open_cmd(
         Ok(s) => s,
         Err(why) => return fail(err, &why),
     };
-    let opened = match open(&sealed, &key) {
+    let opened = match open(&sealed, key) {
         Ok(b) => b,
         Err(e) => return fail(err, &e.to_string()),
     };
@@ -232,4 +226,10 @@ fn unwrap_sealed(text: &str) -> Result<String, String> {
         .and_then(|v| v.as_str())
         .map(str::to_string)
         .ok_or_else(|| "sealed config: expected {\"sealed\":\"BASE64\"}".to_string())
+}
+
+/// `linekit config schema`: the JSON Schema of a config document (`docs/config.schema.json`).
+pub fn schema(out: &mut dyn Write) -> i32 {
+    let _ = out.write_all(crate::config::json_schema().as_bytes());
+    0
 }

@@ -1,4 +1,5 @@
-//! `linekit httpdns parse`, `linekit ip classify` and `linekit ip order` (DESIGN 3.1).
+//! `linekit httpdns parse`, `linekit ip classify` and `linekit ip order`
+//! (`docs/architecture.md#cli`).
 //!
 //! - `httpdns parse --format F [--host H]… [--hex] [--allow-private] [FILE|-]` parses one
 //!   provider body (stdin when FILE is `-` or absent) and prints

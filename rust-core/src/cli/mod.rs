@@ -1,4 +1,4 @@
-//! The `linekit` command line (DESIGN 3.1), as a library module so tests can drive it
+//! The `linekit` command line (`docs/architecture.md#cli`), as a library module so tests can drive it
 //! in-process. `src/bin/linekit.rs` only forwards `std::env::args` here.
 //!
 //! Every command writes one JSON document (or JSON Lines) to `out`, and errors as JSON to
@@ -43,6 +43,7 @@ pub fn run(
         ["config", "sign", rest @ ..] => sign_cmd::sign(rest, input, out, err),
         ["config", "verify", rest @ ..] => sign_cmd::verify(rest, input, out, err),
         ["trace", "schema"] => whatif_cmd::schema(out),
+        ["config", "schema"] => config_cmd::schema(out),
         ["config", rest @ ..] => config_cmd::run(rest, input, out, err),
         _ => usage(err),
     }
@@ -85,7 +86,7 @@ fn usage(err: &mut dyn Write) -> i32 {
     let _ = writeln!(
         err,
         "{}",
-        serde_json::json!({"error": "usage: linekit config check|seal|open|keygen|sign|verify … | httpdns parse|request … | ip classify|order … | trace schema | replay SCENARIO.json [--trace-out TRACE.jsonl] | replay --from-trace TRACE.jsonl --config POLICY.json [--compare] [--html OUT.html]"})
+        serde_json::json!({"error": "usage: linekit config check|seal|open|keygen|sign|verify … | config schema | httpdns parse|request … | ip classify|order … | trace schema | replay SCENARIO.json [--trace-out TRACE.jsonl] | replay --from-trace TRACE.jsonl --config POLICY.json [--compare] [--html OUT.html]"})
     );
     2
 }

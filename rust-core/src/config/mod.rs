@@ -1,4 +1,4 @@
-//! Configuration: the JSON model (DESIGN 3.3), validation that reports every problem with
+//! Configuration: the JSON model (`docs/config.md`), validation that reports every problem with
 //! a field path, the source chain (remote → last good remote → sealed asset → hard-coded
 //! line) and sealing of the shipped asset with AES-256-GCM.
 
@@ -14,6 +14,8 @@ pub mod source;
 pub mod trust;
 pub mod validate;
 
+#[cfg(feature = "schema")]
+pub use model::json_schema;
 pub use model::{
     BizLine, Config, HttpDnsConfig, LineConfig, MergeHost, ProviderConfig, Thresholds, TraceConfig,
     VersionPolicy,

@@ -1,5 +1,5 @@
-//! The configuration model. Field names are a public contract (DESIGN 3.3); defaults are the
-//! numbers in DESIGN. Unknown fields are ignored so newer servers can add fields freely.
+//! The configuration model. Field names are a public contract, documented with their defaults
+//! in `docs/config.md`. Unknown fields are ignored so newer servers can add fields freely.
 
 use super::provider_auth::ProviderAuth;
 use serde::{Deserialize, Serialize};
@@ -7,6 +7,8 @@ use std::collections::BTreeMap;
 
 /// A whole Linekit configuration.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(title = "Linekit config"))]
 #[serde(default)]
 pub struct Config {
     /// Monotonically increasing version; a remote config applies only if newer.
@@ -38,6 +40,7 @@ pub struct Config {
 
 /// Timing and counting thresholds (milliseconds unless named otherwise).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct Thresholds {
     /// A request or probe slower than this is a failure; all lines slower → first line.
@@ -113,6 +116,7 @@ impl Default for Thresholds {
 
 /// One business line: which logical hosts it owns and its pools per protocol.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct BizLine {
     /// Logical hosts (exact, or `*.suffix`) whose requests belong to this business line.
@@ -144,6 +148,7 @@ pub struct BizLine {
 /// What the version guard does with lines whose deployment fingerprint differs from the
 /// business line's reference (see [`crate::line::version`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum VersionPolicy {
     /// A switch skips lines of another known fingerprint while a same-fingerprint line is
@@ -182,6 +187,7 @@ impl Default for BizLine {
 
 /// One CDN line.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LineConfig {
     /// Stable identifier, unique within the business line.
     pub id: String,
@@ -201,6 +207,7 @@ fn default_weight() -> u32 {
 
 /// A legacy host converged onto a business line with a path prefix.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MergeHost {
     /// The legacy host, e.g. `image.example.com`.
     pub host: String,
@@ -220,6 +227,7 @@ fn default_rate() -> f64 {
 
 /// HTTPDNS settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct HttpDnsConfig {
     /// Providers tried in order.
@@ -248,6 +256,7 @@ pub struct HttpDnsConfig {
 
 /// `httpdns.serve_stale`: hosts whose owner agreed to expired answers being served.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct ServeStaleConfig {
     /// Hosts (exact or `*.suffix`).
@@ -275,6 +284,7 @@ impl Default for HttpDnsConfig {
 
 /// One HTTPDNS provider endpoint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ProviderConfig {
     /// Identifier used in traces and back-off bookkeeping.
     pub id: String,
@@ -289,6 +299,7 @@ pub struct ProviderConfig {
 
 /// Trace settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct TraceConfig {
     /// Share of installs that record, decided afresh for each time window.
@@ -304,4 +315,13 @@ impl Default for TraceConfig {
             window_ms: 600_000,
         }
     }
+}
+
+/// The JSON Schema of a config document, generated from [`Config`] (checked in as
+/// `docs/config.schema.json`). It describes shapes and defaults; the rules that relate
+/// fields to each other live in [`super::validate`] (`docs/config.md#validation`).
+#[cfg(feature = "schema")]
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(Config);
+    serde_json::to_string_pretty(&schema).unwrap_or_default() + "\n"
 }

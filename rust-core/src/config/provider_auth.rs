@@ -27,6 +27,7 @@ pub const MAX_SIGN_VALIDITY_S: u64 = 86_400;
 
 /// A key, secret or token: serializes as the plain string, never shown by `Debug`.
 #[derive(Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct Secret(String);
 
@@ -59,6 +60,11 @@ impl fmt::Debug for Secret {
 /// rather than serde's internally tagged enums, whose buffering machinery costs ~14 KB of
 /// the stripped `.so` (measured).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "schema",
+    schemars(description = "Request signing or encryption: `kind` and the fields that kind uses.")
+)]
 #[serde(try_from = "AuthFields", into = "AuthFields")]
 pub enum ProviderAuth {
     /// Alibaba Cloud signed requests: `sign_d` / `sign_resolve` with `t` and `s`.
@@ -91,16 +97,23 @@ pub enum ProviderAuth {
 
 /// The wire form of [`ProviderAuth`]: `kind` and the fields of every kind.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AuthFields {
+    /// `aliyun-sign`, `dnspod-des`, `dnspod-aes` or `dnspod-https`.
     kind: String,
+    /// `aliyun-sign`: the account's signing secret.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     secret: Option<Secret>,
+    /// `aliyun-sign`: how long a signature stays valid, in seconds (default 600).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     validity_s: Option<u64>,
+    /// `dnspod-des`, `dnspod-aes`: authorization id (sent in the clear).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     id: Option<String>,
+    /// `dnspod-des`, `dnspod-aes`: the encryption key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     key: Option<Secret>,
+    /// `dnspod-https`: the HTTPS token.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     token: Option<Secret>,
 }

@@ -15,6 +15,7 @@ pub const MAX_URLS: usize = 8;
 
 /// Where and how often the remote config is fetched.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct RemoteConfig {
     /// Config URLs, tried in order within one round.

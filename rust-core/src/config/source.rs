@@ -1,4 +1,4 @@
-//! Where the running config comes from (DESIGN capability 4): remote → last good remote
+//! Where the running config comes from (`docs/architecture.md#config-source-chain`): remote → last good remote
 //! (persisted) → sealed asset shipped in the app → one hard-coded line.
 //!
 //! [`resolve`] tries the levels in that order; the first one that opens and validates wins,

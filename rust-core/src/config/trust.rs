@@ -19,6 +19,7 @@ pub const MAX_KEYS: usize = 16;
 
 /// The keys remote configs must be signed with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct TrustConfig {
     /// Trusted public keys.
@@ -38,6 +39,7 @@ impl Default for TrustConfig {
 
 /// One trusted public key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TrustKey {
     /// Key id named by signatures (`key_id`).
     pub id: String,

@@ -1,4 +1,4 @@
-//! HTTPDNS (DESIGN capability 8): provider answer parsers, the address policy, validated
+//! HTTPDNS (`docs/architecture.md#httpdns`): provider answer parsers, the address policy, validated
 //! records, the network-scoped snapshot cache read by `Dns.lookup`, and the per-address
 //! quarantine.
 //!

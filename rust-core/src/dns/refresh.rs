@@ -1,4 +1,4 @@
-//! HTTPDNS refresh bookkeeping (DESIGN 1.8, issue 5 item 4): which `(host, network)` pairs
+//! HTTPDNS refresh bookkeeping (`docs/architecture.md#httpdns-refresh`): which `(host, network)` pairs
 //! are queued or in flight, which providers are backing off, which hosts are held off, and
 //! how a query URL is built for each provider format.
 //!
@@ -441,7 +441,7 @@ impl Refresher {
 }
 
 /// Builds the query for `hosts` at `stage` of a provider with `format` at `base` (see
-/// DESIGN 1.8): `aliyun` `?host=H`, `aliyun-batch` `?host=a,b`, `dnspod` `?dn=H`,
+/// `docs/config.md#httpdns-providers`): `aliyun` `?host=H`, `aliyun-batch` `?host=a,b`, `dnspod` `?dn=H`,
 /// `doh-json` `?name=H&type=A|AAAA`, `doh-wire` `?dns=<base64url>` with
 /// `accept: application/dns-message`. Host names must already be valid DNS names (they
 /// need no escaping). `None` when the format is not compiled in or the name cannot be

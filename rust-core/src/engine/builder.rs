@@ -15,7 +15,7 @@ use crate::{Error, Result};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// Builds a [`LineKit`] from the app's config sources (DESIGN 1.4): a remote config if
+/// Builds a [`LineKit`] from the app's config sources (`docs/architecture.md#config-source-chain`): a remote config if
 /// the app has one, the last good remote config persisted in the storage directory, the
 /// sealed default shipped with the app, and a hard-coded fallback.
 pub struct LineKitBuilder {

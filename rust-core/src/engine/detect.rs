@@ -1,4 +1,4 @@
-//! The engine's side of the detect scheduler (DESIGN 1.10): turning triggers into
+//! The engine's side of the detect scheduler (`docs/architecture.md#detect-scheduler`): turning triggers into
 //! scheduled detects on the runtime, choosing which lines a detect probes, applying probe
 //! results to the same statistics and breakers as real traffic, and the periodic revive
 //! check of open lines. *Whether and when* to probe is decided by
@@ -13,6 +13,21 @@ use crate::transport::{RequestKind, TransportResult};
 use std::sync::Arc;
 
 impl Inner {
+    /// Feeds `trigger` for every business line (start-up, a newly validated network).
+    pub(super) fn trigger_every_biz(self: &Arc<Self>, trigger: Trigger) {
+        let biz: Vec<Arc<str>> = self
+            .state
+            .load()
+            .topology
+            .biz
+            .iter()
+            .map(|b| b.name.clone())
+            .collect();
+        for b in &biz {
+            self.trigger(b, trigger);
+        }
+    }
+
     /// Feeds a trigger to the detect scheduler; schedules the detect when it says so.
     pub(super) fn trigger(self: &Arc<Self>, biz: &Arc<str>, trigger: Trigger) -> bool {
         self.trigger_as(biz, trigger, trigger.is_urgent())

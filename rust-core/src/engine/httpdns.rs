@@ -1,4 +1,4 @@
-//! The engine side of HTTPDNS (DESIGN 1.8, 1.9; issue 5 item 4): automatic refresh.
+//! The engine side of HTTPDNS: automatic refresh (`docs/architecture.md#httpdns-refresh`).
 //!
 //! The data plane ([`crate::engine::LineKit::lookup`]) only reads the [`DnsCache`]
 //! snapshot. When the answer says a refresh is due (a miss for an HTTPDNS host, or a

@@ -1,4 +1,4 @@
-//! The engine's side of persistence (DESIGN capability 12): when the state file is read
+//! The engine's side of persistence (`docs/architecture.md#persistence`): when the state file is read
 //! and written. The format and its checks live in [`crate::store::state`]; what each
 //! owner keeps lives next to it ([`crate::line::LinePool::export`],
 //! [`crate::dns::DnsCache::export`]).

@@ -1,4 +1,4 @@
-//! Domain convergence (DESIGN 1.6): legacy asset hosts map onto a unified business line
+//! Domain convergence (`docs/architecture.md#domain-convergence`): legacy asset hosts map onto a unified business line
 //! plus a path prefix, released per host by a gray rate.
 //!
 //! The release decision uses a stable per-install bucket: `bucket(seed, host)` hashes the

@@ -1,4 +1,4 @@
-//! The private `X-Line-*` request headers (DESIGN 1.5).
+//! The private `X-Line-*` request headers (`docs/architecture.md#special-headers`).
 //!
 //! They steer routing on the device and must never leave it: [`is_private`] tells the
 //! caller which headers to strip, and [`LineHeaders::parse`] reads the three that matter.

@@ -193,7 +193,7 @@ mod tests {
     }
 
     #[test]
-    fn the_design_vocabulary_keeps_its_names() {
+    fn the_outcome_vocabulary_keeps_its_names() {
         let names: Vec<&str> = Outcome::ALL.iter().map(|o| o.as_str()).collect();
         for n in [
             "ok",

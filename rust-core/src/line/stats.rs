@@ -8,7 +8,7 @@
 //! path stays cheap. Because buckets expire whole, the effective window is between
 //! `(BUCKETS - 1) / BUCKETS` and one full window long.
 //!
-//! What is counted (DESIGN 1.2):
+//! What is counted (`docs/architecture.md#window-statistics`):
 //! - `ok` is a success; `http_4xx` is an answered request too (a success) but also adds its
 //!   small failure weight, so a line answering 4xx all day barely moves.
 //! - every other counted outcome is a failure: `failures()` counts them and

@@ -1,4 +1,5 @@
-//! WebSocket line quality (DESIGN 1.1: `ws` pools are separate from `http`).
+//! WebSocket line quality: `ws` pools are separate from `http`
+//! (`docs/architecture.md#websocket-quality`).
 //!
 //! A fast REST answer says little about a push channel: a CDN may refuse upgrades, and a
 //! socket can open and then die within seconds. The app reports WebSocket lifecycle events

@@ -1,4 +1,5 @@
-//! Network identity, generation and the HTTPDNS bypass policy (DESIGN capability 9).
+//! Network identity, generation and the HTTPDNS bypass policy
+//! (`docs/architecture.md#network-awareness`).
 //!
 //! The Android network callback reports the default network as a [`NetworkState`]. The
 //! [`NetworkMonitor`] (owned by the engine) turns each report into a [`NetworkKey`]:

@@ -1,4 +1,4 @@
-//! The engine's state file (DESIGN capability 12): line quality and HTTPDNS records that
+//! The engine's state file (`docs/architecture.md#persistence`): line quality and HTTPDNS records that
 //! survive a restart.
 //!
 //! # Format

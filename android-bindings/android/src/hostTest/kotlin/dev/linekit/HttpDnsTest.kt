@@ -70,7 +70,7 @@ class HttpDnsServer : AutoCloseable {
                     .build()
             }
         }
-        server.serverSocketFactory = NoDelayServerSocketFactory
+        server.serverSocketFactory = NoDelayServerSocketFactory()
         server.start(InetAddress.getByName("127.0.0.1"), 0)
     }
 

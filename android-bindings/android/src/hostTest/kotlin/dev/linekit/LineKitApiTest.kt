@@ -3,7 +3,6 @@ package dev.linekit
 import dev.linekit.internal.Router
 import okhttp3.OkHttpClient
 import okhttp3.Request
-import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertNull
@@ -21,15 +20,7 @@ import java.util.concurrent.ConcurrentLinkedQueue
 import javax.net.ssl.SSLHandshakeException
 
 /** The control plane (UniFFI) and small pieces of the Kotlin surface. */
-class LineKitApiTest {
-    private val a = LineServer("a")
-    private val b = LineServer("b")
-
-    @AfterEach
-    fun tearDown() {
-        a.close()
-        b.close()
-    }
+class LineKitApiTest : TwoLineServers() {
 
     @Test
     fun `updateConfig applies newer versions and rejects older ones with a reason`() {

@@ -74,7 +74,7 @@ class FaultyLine(val name: String, private val bodyBytes: Int = 64) : AutoClosea
                 }.build()
             }
         }
-        server.serverSocketFactory = LingerServerSocketFactory { fault == Fault.RESET }
+        server.serverSocketFactory = NoDelayServerSocketFactory(resetOnClose = { fault == Fault.RESET })
         server.start(InetAddress.getByName("127.0.0.1"), 0)
     }
 
@@ -84,33 +84,6 @@ class FaultyLine(val name: String, private val bodyBytes: Int = 64) : AutoClosea
     override fun close() {
         server.close()
     }
-}
-
-/**
- * Server sockets with TCP_NODELAY, and SO_LINGER 0 while [reset] says so: closing such a
- * socket sends a TCP RST instead of a FIN, the way a middlebox or a crashed peer resets.
- */
-class LingerServerSocketFactory(private val reset: () -> Boolean) : javax.net.ServerSocketFactory() {
-    private inner class Socket : java.net.ServerSocket() {
-        override fun accept(): java.net.Socket {
-            val socket = java.net.Socket()
-            implAccept(socket)
-            socket.tcpNoDelay = true
-            if (reset()) socket.setSoLinger(true, 0)
-            return socket
-        }
-    }
-
-    override fun createServerSocket(): java.net.ServerSocket = Socket()
-
-    override fun createServerSocket(port: Int): java.net.ServerSocket =
-        Socket().apply { bind(java.net.InetSocketAddress(port)) }
-
-    override fun createServerSocket(port: Int, backlog: Int): java.net.ServerSocket =
-        Socket().apply { bind(java.net.InetSocketAddress(port), backlog) }
-
-    override fun createServerSocket(port: Int, backlog: Int, ifAddress: InetAddress?): java.net.ServerSocket =
-        Socket().apply { bind(java.net.InetSocketAddress(ifAddress, port), backlog) }
 }
 
 /**

@@ -4,6 +4,7 @@ import mockwebserver3.Dispatcher
 import mockwebserver3.MockResponse
 import mockwebserver3.MockWebServer
 import mockwebserver3.RecordedRequest
+import org.junit.jupiter.api.AfterEach
 import java.net.InetAddress
 import java.util.concurrent.ConcurrentLinkedQueue
 import java.util.concurrent.TimeUnit
@@ -12,6 +13,18 @@ import java.util.concurrent.atomic.AtomicInteger
 /** Every request any test server received, for the suite-wide private-header check. */
 object AllRecorded {
     val requests = ConcurrentLinkedQueue<RecordedRequest>()
+}
+
+/** A test class's two line servers, `a` and `b`, closed after every test. */
+abstract class TwoLineServers {
+    protected val a = LineServer("a")
+    protected val b = LineServer("b")
+
+    @AfterEach
+    fun closeLineServers() {
+        a.close()
+        b.close()
+    }
 }
 
 /**
@@ -59,7 +72,7 @@ class LineServer(val name: String) : AutoCloseable {
                     .build()
             }
         }
-        server.serverSocketFactory = NoDelayServerSocketFactory
+        server.serverSocketFactory = NoDelayServerSocketFactory()
         server.start(InetAddress.getByName("127.0.0.1"), 0)
     }
 
@@ -97,13 +110,18 @@ fun spotConfig(
 /**
  * Server sockets whose accepted connections set TCP_NODELAY: MockWebServer writes headers
  * and body separately, and with Nagle + delayed ACK each response would idle ~40 ms.
+ * While [resetOnClose] says so, an accepted socket also sets SO_LINGER 0: closing it sends
+ * a TCP RST instead of a FIN, the way a middlebox or a crashed peer resets.
  */
-object NoDelayServerSocketFactory : javax.net.ServerSocketFactory() {
-    private class NoDelayServerSocket : java.net.ServerSocket() {
+class NoDelayServerSocketFactory(
+    private val resetOnClose: () -> Boolean = { false },
+) : javax.net.ServerSocketFactory() {
+    private inner class NoDelayServerSocket : java.net.ServerSocket() {
         override fun accept(): java.net.Socket {
             val socket = java.net.Socket()
             implAccept(socket)
             socket.tcpNoDelay = true
+            if (resetOnClose()) socket.setSoLinger(true, 0)
             return socket
         }
     }

@@ -7,7 +7,6 @@ import mockwebserver3.RecordedRequest
 import okhttp3.Interceptor
 import okhttp3.OkHttpClient
 import okhttp3.Request
-import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertTrue
@@ -49,15 +48,7 @@ class StalledLine : AutoCloseable {
 }
 
 /** Detect probes through the default [OkHttpTransport], and shutting it all down. */
-class TransportTest {
-    private val a = LineServer("a")
-    private val b = LineServer("b")
-
-    @AfterEach
-    fun tearDown() {
-        a.close()
-        b.close()
-    }
+class TransportTest : TwoLineServers() {
 
     private fun probes(line: LineServer) = line.probes.size
 

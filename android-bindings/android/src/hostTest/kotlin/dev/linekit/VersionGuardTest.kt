@@ -36,7 +36,7 @@ class VersionGuardTest {
                     .body(name)
                     .build()
             }
-            server.serverSocketFactory = NoDelayServerSocketFactory
+            server.serverSocketFactory = NoDelayServerSocketFactory()
             server.start(InetAddress.getByName("127.0.0.1"), 0)
         }
 

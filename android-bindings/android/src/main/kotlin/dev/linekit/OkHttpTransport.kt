@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicInteger
 
 /**
- * The HTTP client the engine uses for detect probes and HTTPDNS queries (DESIGN 2): the
+ * The HTTP client the engine uses for detect probes and HTTPDNS queries (see `docs/architecture.md#transport`): the
  * default transport of [LineKit.Builder].
  *
  * It owns an independent [OkHttpClient] — its own [Dispatcher] (threads named
