@@ -12,7 +12,7 @@ use serde_json::Value;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-const DESIGN_EXAMPLE: &str = include_str!("fixtures/design_example.json");
+const REFERENCE_EXAMPLE: &str = include_str!("fixtures/reference_example.json");
 
 /// A `Command` for the `linekit` binary built with this test, behind the runner if any.
 fn linekit() -> Command {
@@ -53,7 +53,7 @@ fn json_of(bytes: &[u8]) -> Value {
 
 #[test]
 fn a_valid_config_on_stdin_exits_zero_with_the_report_on_stdout() {
-    let out = run(&["config", "check", "-"], DESIGN_EXAMPLE.as_bytes());
+    let out = run(&["config", "check", "-"], REFERENCE_EXAMPLE.as_bytes());
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let report = json_of(&out.stdout);
     assert_eq!(report["ok"], true);
