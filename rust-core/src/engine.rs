@@ -558,6 +558,18 @@ impl LineKit {
         answer
     }
 
+    /// The HTTPDNS cache's generation: bumped after every change a lookup could see, so a
+    /// caller may keep a lookup answer until it moves or the answer's
+    /// [`Lookup::memo_until_ms`] passes (see [`DnsCache::generation`]).
+    pub fn dns_generation(&self) -> &Arc<std::sync::atomic::AtomicU32> {
+        self.inner.dns.generation()
+    }
+
+    /// The engine's monotonic clock in ms (the clock of [`Lookup::memo_until_ms`]).
+    pub fn now_ms(&self) -> u64 {
+        self.inner.clock.now_ms()
+    }
+
     /// A connect to `ip` for `host` failed on the current network; attributable failures
     /// quarantine the address (never the last one of a record). Returns whether it did.
     pub fn connect_failed(&self, host: &str, ip: IpAddr, error: ConnectError) -> bool {
