@@ -12,9 +12,10 @@
 //! `InetAddress.getByAddress(host, bytes)`, which never resolves a name.
 //!
 //! # The Kotlin memo
-//! A hit should not cross JNI at all: Kotlin keeps each answer for its "may be kept"
-//! time, and only while the cache's generation (see `linekit_core::dns::DnsCache`) is the
-//! one it read *before* asking. `generation` hands Kotlin that counter as a direct
+//! A hit should not cross JNI at all: Kotlin keeps each answer that may be kept (a
+//! non-zero keep time) only while the cache's generation (see `linekit_core::dns::DnsCache`)
+//! is the one it read *before* asking; the engine moves the generation when a kept
+//! answer's time is up, so Kotlin reads no clock. `generation` hands Kotlin that counter as a direct
 //! `ByteBuffer` over the core's own `AtomicU32`, so checking it is one memory read. The
 //! buffer keeps one reference to the counter that is never dropped (4 bytes plus the
 //! `Arc` header, once per engine): a Kotlin reader racing `close()` then never reads freed

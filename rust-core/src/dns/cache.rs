@@ -26,6 +26,9 @@
 //! the same answer as long as the generation it read *before* asking is unchanged and the
 //! clock is before `memo_until_ms` (the record's `refresh_at`, its expiry, or the end of an
 //! active quarantine of one of its addresses, whichever comes first).
+//! So that such a caller needs no clock of its own, the engine also bumps the generation
+//! when the earliest `memo_until_ms` it handed out is reached (a runtime timer; see
+//! [`DnsCache::claim_expiry`]).
 //!
 //! # Networks
 //! Records live in one host map per network handle. Only the current network's map is in
@@ -54,7 +57,7 @@ use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// How many non-current networks keep their records.
@@ -285,6 +288,8 @@ pub struct DnsCache {
     writer: Mutex<Writer>,
     empty: Arc<[IpAddr]>,
     generation: Arc<AtomicU32>,
+    /// Monotonic ms of the earliest pending [`DnsCache::expire_kept`] (0: none).
+    wake_at: AtomicU64,
 }
 
 impl DnsCache {
@@ -305,7 +310,37 @@ impl DnsCache {
             }),
             empty: Arc::from(Vec::new()),
             generation: Arc::new(AtomicU32::new(0)),
+            wake_at: AtomicU64::new(0),
         }
+    }
+
+    /// After handing out an answer kept until `at` ([`Lookup::memo_until_ms`]): whether
+    /// the caller must schedule [`Self::expire_kept`] at `at` (no earlier one is pending).
+    /// With it, a keeper of answers needs no clock: the generation moves when the first
+    /// kept answer's time is up.
+    pub fn claim_expiry(&self, at: u64) -> bool {
+        let mut cur = self.wake_at.load(Ordering::Acquire);
+        loop {
+            if cur != 0 && cur <= at {
+                return false;
+            }
+            match self
+                .wake_at
+                .compare_exchange_weak(cur, at, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => return true,
+                Err(c) => cur = c,
+            }
+        }
+    }
+
+    /// The timer claimed by [`Self::claim_expiry`] for `at` fired: bumps the generation
+    /// (every kept answer is asked for again, and the next one claims the next expiry).
+    pub fn expire_kept(&self, at: u64) {
+        let _ = self
+            .wake_at
+            .compare_exchange(at, 0, Ordering::AcqRel, Ordering::Acquire);
+        self.bump();
     }
 
     /// The counter bumped after every change a lookup could see (see the module docs).

@@ -9,15 +9,16 @@ import java.util.concurrent.ConcurrentHashMap
  * The Kotlin side's copy of the core's HTTPDNS answers, so that a [dev.linekit.LineKitDns]
  * hit is a map read and never crosses JNI.
  *
- * An entry is served only while both hold:
- * - the core's snapshot generation ([generation], a direct buffer over the core's own
- *   counter) is still the value read *before* the answer was asked for. The core bumps it
- *   after every change a lookup could see: new records, quarantine changes, connect
- *   ranking, network changes, settings. Reading it before asking means a change that races
- *   the native call leaves the entry already stale, never wrongly fresh;
- * - [clock] is before the entry's deadline: the core says how long its answer holds
- *   (until the record's `refresh_at`, its expiry or the end of a quarantine, whichever is
- *   first). After it the next lookup asks the core again, which queues the refresh.
+ * An entry is served only while the core's snapshot generation ([generation], a direct
+ * buffer over the core's own counter) is still the value read *before* the answer was
+ * asked for. The core bumps it after every change a lookup could see — new records,
+ * quarantine changes, connect ranking, network changes, settings — and, from a runtime
+ * timer, when the first answer it handed out reaches its keep time (the record's
+ * `refresh_at`, its expiry or the end of a quarantine, whichever is first). So a hit needs
+ * no clock: it is one map read and one 4-byte load, and after `refresh_at` the next lookup
+ * asks the core again, which queues the refresh. Reading the generation before asking
+ * means a change that races the native call leaves the entry already stale, never wrongly
+ * fresh.
  *
  * Answers the core does not let be kept (`system`, serve-stale, a refresh due) are never
  * stored. Keys are (network handle, host as given); the map is cleared when it grows past
@@ -30,10 +31,7 @@ import java.util.concurrent.ConcurrentHashMap
 internal class DnsMemo(generation: ByteBuffer) {
     private val generation: ByteBuffer = generation.duplicate().order(ByteOrder.nativeOrder())
 
-    /** The monotonic clock of the deadlines (tests move it by hand before any lookup). */
-    var clock: NanoClock = NanoClock.SYSTEM
-
-    private class Entry(val addrs: List<InetAddress>, val generation: Int, val deadline: Long)
+    private class Entry(val addrs: List<InetAddress>, val generation: Int)
 
     private val defaultNetwork = ConcurrentHashMap<String, Entry>()
     private val bound = ConcurrentHashMap<Long, ConcurrentHashMap<String, Entry>>()
@@ -45,11 +43,14 @@ internal class DnsMemo(generation: ByteBuffer) {
     fun get(host: String, network: Long): List<InetAddress>? {
         val map = if (network == DEFAULT_NETWORK) defaultNetwork else bound[network] ?: return null
         val e = map[host] ?: return null
-        if (e.generation != generation.getInt(0) || clock.nanoTime() - e.deadline >= 0) return null
+        if (e.generation != generation.getInt(0)) return null
         return e.addrs
     }
 
-    /** Keeps [addrs] for [keepMs] ms while the generation stays [generation]. */
+    /**
+     * Keeps [addrs] while the generation stays [generation]; [keepMs] 0 means the core does
+     * not let this answer be kept (the core's timer, not a clock here, ends the others).
+     */
     fun put(host: String, network: Long, addrs: List<InetAddress>, generation: Int, keepMs: Long) {
         val map = if (network == DEFAULT_NETWORK) defaultNetwork else bound.computeIfAbsent(network) { ConcurrentHashMap() }
         if (keepMs <= 0) {
@@ -57,7 +58,7 @@ internal class DnsMemo(generation: ByteBuffer) {
             return
         }
         if (map.size >= MAX_ENTRIES) map.clear()
-        map[host] = Entry(addrs, generation, clock.nanoTime() + keepMs * 1_000_000L)
+        map[host] = Entry(addrs, generation)
     }
 
     /** Forgets everything (the engine closed). */
@@ -71,12 +72,3 @@ internal class DnsMemo(generation: ByteBuffer) {
     }
 }
 
-/** A monotonic nanosecond clock (a plain interface: no boxing on the hit path). */
-internal fun interface NanoClock {
-    fun nanoTime(): Long
-
-    companion object {
-        /** `System.nanoTime()`. */
-        val SYSTEM: NanoClock = NanoClock { System.nanoTime() }
-    }
-}
