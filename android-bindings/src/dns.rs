@@ -84,6 +84,7 @@ mod tests {
             refresh_due: false,
             bypass: None,
             fallback: None,
+            memo_until_ms: 0,
         };
         let packed = pack_lookup(&l).expect("httpdns");
         assert_eq!(packed.len(), 1 + 16 + 1 + 4);
@@ -95,6 +96,7 @@ mod tests {
             refresh_due: true,
             bypass: None,
             fallback: None,
+            memo_until_ms: 0,
         };
         assert!(pack_lookup(&miss).is_none());
     }

@@ -5,10 +5,21 @@
 //! client bound to one `Network` never gets another network's addresses.
 //!
 //! `lookup` runs for every new connection OkHttp plans, so it skips UniFFI/JNA like
-//! `route` does. The answer is ONE `byte[]` — each address as a length byte (4 or 16)
-//! followed by its bytes, in connect order — or `null` when the core says `system` (the
-//! miss path allocates nothing). Kotlin turns each entry into
+//! `route` does. The answer is ONE `byte[]` — a 4-byte big-endian count of milliseconds
+//! the answer may be kept (0: ask again next time), then each address as a length byte
+//! (4 or 16) followed by its bytes, in connect order — or `null` when the core says
+//! `system` (the miss path allocates nothing). Kotlin turns each entry into
 //! `InetAddress.getByAddress(host, bytes)`, which never resolves a name.
+//!
+//! # The Kotlin memo
+//! A hit should not cross JNI at all: Kotlin keeps each answer that may be kept (a
+//! non-zero keep time) only while the cache's generation (see `linekit_core::dns::DnsCache`)
+//! is the one it read *before* asking; the engine moves the generation when a kept
+//! answer's time is up, so Kotlin reads no clock. `generation` hands Kotlin that counter as a direct
+//! `ByteBuffer` over the core's own `AtomicU32`, so checking it is one memory read. The
+//! buffer keeps one reference to the counter that is never dropped (4 bytes plus the
+//! `Arc` header, once per engine): a Kotlin reader racing `close()` then never reads freed
+//! memory. The count is 32 bits so that 32-bit ABIs read it in one load.
 //!
 //! Connect results carry the address as its raw bytes (`InetAddress.getAddress()`) and
 //! the failure as its index in the core's `ConnectError::ALL`. Same handle and panic rules
@@ -17,10 +28,11 @@
 use crate::dns::{ip_from_bytes, pack_lookup};
 use crate::fast::{engine, guarded, read, text, Failure};
 use jni::objects::{JByteArray, JClass, JString};
-use jni::sys::{jboolean, jbyteArray, jint, jlong, JNI_FALSE, JNI_TRUE};
+use jni::sys::{jboolean, jbyteArray, jint, jlong, jobject, JNI_FALSE, JNI_TRUE};
 use jni::JNIEnv;
 use linekit_core::dns::ConnectError;
 use std::net::IpAddr;
+use std::sync::Arc;
 
 /// Maps the wire connect-failure code (index in [`ConnectError::ALL`]).
 pub fn connect_error_from_code(code: i32) -> Option<ConnectError> {
@@ -67,8 +79,41 @@ pub extern "system" fn Java_dev_linekit_internal_NativeDns_lookup<'l>(
         };
         match pack_lookup(&answer) {
             None => Ok(std::ptr::null_mut()),
-            Some(packed) => Ok(env.byte_array_from_slice(&packed)?.into_raw()),
+            Some(packed) => {
+                let keep = keep_ms(answer.memo_until_ms, engine.now_ms());
+                let mut out = Vec::with_capacity(4 + packed.len());
+                out.extend_from_slice(&keep.to_be_bytes());
+                out.extend_from_slice(&packed);
+                Ok(env.byte_array_from_slice(&out)?.into_raw())
+            }
         }
+    })
+}
+
+/// How long (ms) an answer valid until monotonic `memo_until_ms` may be kept when it is
+/// `now_ms` now: one ms less (the caller's clock reads a moment later), 0 for "never".
+pub(crate) fn keep_ms(memo_until_ms: u64, now_ms: u64) -> u32 {
+    let left = memo_until_ms.saturating_sub(now_ms).saturating_sub(1);
+    u32::try_from(left).unwrap_or(u32::MAX)
+}
+
+/// `static native ByteBuffer generation(long handle)`: a 4-byte direct buffer (native
+/// order) over the HTTPDNS cache's generation counter (see the module docs).
+#[no_mangle]
+pub extern "system" fn Java_dev_linekit_internal_NativeDns_generation<'l>(
+    mut env: JNIEnv<'l>,
+    _class: JClass<'l>,
+    handle: jlong,
+) -> jobject {
+    guarded(&mut env, std::ptr::null_mut(), |env| {
+        // SAFETY: the Kotlin wrapper keeps the handle live during the call.
+        let engine = unsafe { engine(handle) }?;
+        // Deliberately never released: the buffer may outlive the engine (module docs).
+        let counter = Arc::into_raw(Arc::clone(engine.dns_generation()));
+        // SAFETY: `counter` points at 4 bytes that are never freed (above); Java only
+        // reads them, and an `AtomicU32` has the layout of a `u32`.
+        let buf = unsafe { env.new_direct_byte_buffer(counter as *mut u8, 4) }?;
+        Ok(buf.into_raw())
     })
 }
 
@@ -137,5 +182,14 @@ mod tests {
         );
         assert_eq!(connect_error_from_code(8), None);
         assert_eq!(connect_error_from_code(-1), None);
+    }
+
+    #[test]
+    fn keep_time_is_what_is_left_minus_a_millisecond() {
+        assert_eq!(keep_ms(0, 5_000), 0, "never");
+        assert_eq!(keep_ms(5_000, 5_000), 0);
+        assert_eq!(keep_ms(5_001, 5_000), 0);
+        assert_eq!(keep_ms(6_000, 5_000), 999);
+        assert_eq!(keep_ms(u64::MAX, 0), u32::MAX);
     }
 }

@@ -528,6 +528,7 @@ impl LineKit {
         if answer.refresh_due {
             self.inner.request_refresh(host, now);
         }
+        self.arm_expiry(answer.memo_until_ms);
         answer
     }
 
@@ -541,7 +542,42 @@ impl LineKit {
         if answer.refresh_due {
             self.inner.request_refresh(host, now);
         }
+        self.arm_expiry(answer.memo_until_ms);
         answer
+    }
+
+    /// Makes the DNS generation move when an answer kept until `at` is due (0: not kept).
+    fn arm_expiry(&self, at: u64) {
+        if at == 0 || !self.inner.dns.claim_expiry(at) {
+            return;
+        }
+        let inner = Arc::downgrade(&self.inner);
+        let scheduled = self.inner.runtime.schedule_at(
+            at,
+            Box::new(move || {
+                if let Some(inner) = inner.upgrade() {
+                    inner.dns.expire_kept(at);
+                }
+            }),
+        );
+        if scheduled.is_none() {
+            // Closed: nothing will keep answers any more; release the claim.
+            self.inner.dns.expire_kept(at);
+        }
+    }
+
+    /// The HTTPDNS cache's generation: bumped after every change a lookup could see, and
+    /// by a runtime timer when the first answer handed out with a
+    /// [`Lookup::memo_until_ms`] is due, so a caller may keep a lookup answer for as long
+    /// as the generation stays the one it read before asking (see
+    /// [`DnsCache::generation`]).
+    pub fn dns_generation(&self) -> &Arc<std::sync::atomic::AtomicU32> {
+        self.inner.dns.generation()
+    }
+
+    /// The engine's monotonic clock in ms (the clock of [`Lookup::memo_until_ms`]).
+    pub fn now_ms(&self) -> u64 {
+        self.inner.clock.now_ms()
     }
 
     /// A connect to `ip` for `host` failed on the current network; attributable failures

@@ -498,3 +498,75 @@ fn a_bound_network_reads_its_own_records_never_the_default_ones() {
     c.set_network(net(200), None);
     assert!(!c.lookup_on(HOST, 100, 2_200).addrs.contains(&ip("1.1.1.1")));
 }
+
+fn generation(c: &DnsCache) -> u32 {
+    c.generation().load(std::sync::atomic::Ordering::Acquire)
+}
+
+#[test]
+fn every_visible_change_bumps_the_generation_and_reads_do_not() {
+    let clock = ManualClock::new(1_000, 0);
+    let c = cache_at(&clock);
+    let g = generation(&c);
+    let _ = c.lookup(HOST, 1_000);
+    let _ = c.lookup_on(HOST, 100, 1_000);
+    assert_eq!(generation(&c), g, "reads never bump");
+    assert!(c.connect_failed(net(100), HOST, ip("1.1.1.1"), ConnectError::Refused, 1_000));
+    let g1 = generation(&c);
+    assert_ne!(g1, g, "quarantine");
+    c.connect_succeeded(net(100), HOST, ip("1.1.1.1"), 1_001);
+    let g2 = generation(&c);
+    assert_ne!(g2, g1, "quarantine cleared");
+    c.connect_succeeded(net(100), HOST, ip("1.1.1.1"), 1_002);
+    assert_eq!(generation(&c), g2, "nothing to clear, nothing published");
+    assert!(c
+        .insert(net(100), "ali", &answer(HOST, &["3.3.3.3"], 100), 1_003, 0)
+        .is_ok());
+    let g3 = generation(&c);
+    assert_ne!(g3, g2, "new record");
+    c.set_network(net(200), None);
+    let g4 = generation(&c);
+    assert_ne!(g4, g3, "network change");
+    // An answer for the parked network changes what a client bound to it reads.
+    assert!(c
+        .insert(net(100), "ali", &answer(HOST, &["4.4.4.4"], 100), 1_004, 0)
+        .is_ok());
+    let g5 = generation(&c);
+    assert_ne!(g5, g4, "parked network's record");
+    c.set_settings(settings(0.0));
+    assert_ne!(generation(&c), g5, "settings");
+}
+
+#[test]
+fn an_answer_may_be_kept_until_refresh_at_or_a_quarantine_ends() {
+    let clock = ManualClock::new(1_000, 0);
+    let c = cache_at(&clock);
+    // ttl 100 s, refresh_ratio 0.75, no jitter: refresh at +75 s, expiry at +100 s.
+    let l = c.lookup(HOST, 1_000);
+    assert_eq!(l.memo_until_ms, 76_000);
+    assert_eq!(c.lookup(HOST, 75_999).memo_until_ms, 76_000);
+    let due = c.lookup(HOST, 76_000);
+    assert!(due.refresh_due);
+    assert_eq!(
+        due.memo_until_ms, 0,
+        "a due refresh is asked for on every lookup"
+    );
+    assert_eq!(c.lookup("other.test", 1_000).memo_until_ms, 0, "system");
+    // A quarantined address comes back when its quarantine ends: no longer than that.
+    assert!(c.connect_failed(net(100), HOST, ip("1.1.1.1"), ConnectError::Refused, 2_000));
+    let q = c.lookup(HOST, 2_000);
+    assert!(!q.addrs.contains(&ip("1.1.1.1")));
+    assert!(
+        q.memo_until_ms > 2_000 && q.memo_until_ms < 76_000,
+        "{}",
+        q.memo_until_ms
+    );
+    assert!(c
+        .lookup(HOST, q.memo_until_ms)
+        .addrs
+        .contains(&ip("1.1.1.1")));
+    assert_eq!(c.lookup(HOST, q.memo_until_ms).memo_until_ms, 76_000);
+    // A parked network's answer holds until its expiry (it never refreshes).
+    c.set_network(net(200), None);
+    assert_eq!(c.lookup_on(HOST, 100, 80_000).memo_until_ms, 101_000);
+}

@@ -369,3 +369,30 @@ fn state_shows_the_reported_network_and_why_httpdns_is_bypassed() {
     );
     assert!(n["httpdns_bypass"].is_null());
 }
+
+#[test]
+fn the_generation_moves_when_a_kept_answer_reaches_refresh_at() {
+    let (kit, transport, clock) = engine(&config(ALI, ""));
+    let generation = || {
+        kit.dns_generation()
+            .load(std::sync::atomic::Ordering::Acquire)
+    };
+    kit.lookup("api.example.com");
+    kit.run_due();
+    let reqs = transport.dns_requests();
+    transport.ok(reqs[0].id, &ali_body("api.example.com", "47.246.1.10"));
+    // ttl 60 s, refresh_ratio 0.5, no jitter: kept until 30 s.
+    let l = kit.lookup("api.example.com");
+    assert_eq!(l.memo_until_ms, 30_000);
+    let g = generation();
+    kit.lookup("api.example.com");
+    clock.advance(29_999);
+    kit.run_due();
+    assert_eq!(generation(), g, "before refresh_at nothing moves");
+    clock.advance(1);
+    kit.run_due();
+    assert_ne!(generation(), g, "at refresh_at the kept answer is void");
+    let due = kit.lookup("api.example.com");
+    assert!(due.refresh_due);
+    assert_eq!(due.memo_until_ms, 0);
+}

@@ -18,6 +18,18 @@
 //! immutable snapshot. A reader therefore sees either the old or the new snapshot,
 //! never a mix (no torn record).
 //!
+//! # Generation
+//! Every change a reader could see — a new snapshot (records, quarantine, connect ranking,
+//! network, settings) or a change to a parked network's records — bumps
+//! [`DnsCache::generation`] *after* it is visible. Together with
+//! [`Lookup::memo_until_ms`] this lets a caller keep an answer without asking again: it is
+//! the same answer as long as the generation it read *before* asking is unchanged and the
+//! clock is before `memo_until_ms` (the record's `refresh_at`, its expiry, or the end of an
+//! active quarantine of one of its addresses, whichever comes first).
+//! So that such a caller needs no clock of its own, the engine also bumps the generation
+//! when the earliest `memo_until_ms` it handed out is reached (a runtime timer; see
+//! [`DnsCache::claim_expiry`]).
+//!
 //! # Networks
 //! Records live in one host map per network handle. Only the current network's map is in
 //! the published snapshot; the others are parked (at most [`MAX_PARKED_NETWORKS`], least
@@ -45,6 +57,7 @@ use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 
 /// How many non-current networks keep their records.
@@ -90,6 +103,10 @@ pub struct Lookup {
     /// With `source: system`, the host's built-in addresses (`httpdns.bootstrap`): to be
     /// used only if the system resolver fails too (see [`DnsCache::fallback`]).
     pub fallback: Option<Arc<[IpAddr]>>,
+    /// Until this monotonic ms the same lookup gives the same answer unless
+    /// [`DnsCache::generation`] moves (see the module docs); 0: ask every time (`system`,
+    /// serve-stale, or a refresh is due).
+    pub memo_until_ms: u64,
 }
 
 /// The cache's settings, derived from `httpdns.*`.
@@ -270,6 +287,9 @@ pub struct DnsCache {
     snap: ArcSwap<Snapshot>,
     writer: Mutex<Writer>,
     empty: Arc<[IpAddr]>,
+    generation: Arc<AtomicU32>,
+    /// Monotonic ms of the earliest pending [`DnsCache::expire_kept`] (0: none).
+    wake_at: AtomicU64,
 }
 
 impl DnsCache {
@@ -289,7 +309,54 @@ impl DnsCache {
                 parked: Vec::new(),
             }),
             empty: Arc::from(Vec::new()),
+            generation: Arc::new(AtomicU32::new(0)),
+            wake_at: AtomicU64::new(0),
         }
+    }
+
+    /// After handing out an answer kept until `at` ([`Lookup::memo_until_ms`]): whether
+    /// the caller must schedule [`Self::expire_kept`] at `at` (no earlier one is pending).
+    /// With it, a keeper of answers needs no clock: the generation moves when the first
+    /// kept answer's time is up.
+    pub fn claim_expiry(&self, at: u64) -> bool {
+        let mut cur = self.wake_at.load(Ordering::Acquire);
+        loop {
+            if cur != 0 && cur <= at {
+                return false;
+            }
+            match self
+                .wake_at
+                .compare_exchange_weak(cur, at, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => return true,
+                Err(c) => cur = c,
+            }
+        }
+    }
+
+    /// The timer claimed by [`Self::claim_expiry`] for `at` fired: bumps the generation
+    /// (every kept answer is asked for again, and the next one claims the next expiry).
+    pub fn expire_kept(&self, at: u64) {
+        let _ = self
+            .wake_at
+            .compare_exchange(at, 0, Ordering::AcqRel, Ordering::Acquire);
+        self.bump();
+    }
+
+    /// The counter bumped after every change a lookup could see (see the module docs).
+    /// It wraps; compare for equality only.
+    pub fn generation(&self) -> &Arc<AtomicU32> {
+        &self.generation
+    }
+
+    /// Publishes `snap`, then bumps the generation.
+    fn publish(&self, snap: Snapshot) {
+        self.snap.store(Arc::new(snap));
+        self.bump();
+    }
+
+    fn bump(&self) {
+        self.generation.fetch_add(1, Ordering::Release);
     }
 
     /// The addresses to use for `host` at monotonic `now_ms` (see the module docs).
@@ -319,16 +386,27 @@ impl DnsCache {
         let served = entry
             .and_then(|e| e.ranked.as_ref())
             .unwrap_or(&record.addrs);
-        let addrs = match entry.and_then(|e| e.quarantine.as_deref()) {
+        let quarantine = entry.and_then(|e| e.quarantine.as_deref());
+        let addrs = match quarantine {
             Some(q) if q.any_active(now_ms) => without_quarantined(served, q, now_ms),
             _ => Arc::clone(served),
         };
+        let refresh_due = source == Source::HttpDnsStale || record.refresh_due(now_ms);
         Lookup {
             addrs,
             source,
-            refresh_due: source == Source::HttpDnsStale || record.refresh_due(now_ms),
+            refresh_due,
             bypass: None,
             fallback: None,
+            memo_until_ms: if refresh_due {
+                0
+            } else {
+                memo_until(
+                    record.refresh_at_ms.min(record.expires_at_ms),
+                    quarantine,
+                    now_ms,
+                )
+            },
         }
     }
 
@@ -369,7 +447,8 @@ impl DnsCache {
         let served = entry
             .and_then(|e| e.ranked.as_ref())
             .unwrap_or(&record.addrs);
-        let addrs = match entry.and_then(|e| e.quarantine.as_deref()) {
+        let quarantine = entry.and_then(|e| e.quarantine.as_deref());
+        let addrs = match quarantine {
             Some(q) if q.any_active(now_ms) => without_quarantined(served, q, now_ms),
             _ => Arc::clone(served),
         };
@@ -379,6 +458,8 @@ impl DnsCache {
             refresh_due: false,
             bypass: None,
             fallback: None,
+            // A parked network never refreshes: its answer holds until expiry.
+            memo_until_ms: memo_until(record.expires_at_ms, quarantine, now_ms),
         }
     }
 
@@ -394,6 +475,7 @@ impl DnsCache {
             refresh_due,
             bypass,
             fallback,
+            memo_until_ms: 0,
         }
     }
 
@@ -587,12 +669,12 @@ impl DnsCache {
             }
             restored
         };
-        self.snap.store(Arc::new(Snapshot {
+        self.publish(Snapshot {
             network,
             bypass,
             settings: Arc::clone(&snap.settings),
             hosts,
-        }));
+        });
     }
 
     /// Replaces the settings (config update). Records of hosts no longer in
@@ -612,12 +694,12 @@ impl DnsCache {
             *map = keep(map);
         }
         let hosts = keep(&snap.hosts);
-        self.snap.store(Arc::new(Snapshot {
+        self.publish(Snapshot {
             network: snap.network,
             bypass: snap.bypass,
             settings: Arc::new(settings),
             hosts,
-        }));
+        });
     }
 
     /// The current network and bypass reason.
@@ -798,12 +880,12 @@ impl DnsCache {
         if snap.network.handle() == handle {
             let mut map = prune(&snap.hosts);
             change(&mut map);
-            self.snap.store(Arc::new(Snapshot {
+            self.publish(Snapshot {
                 network: snap.network,
                 bypass: snap.bypass,
                 settings: Arc::clone(&snap.settings),
                 hosts: Arc::new(map),
-            }));
+            });
         } else {
             let i = match w.parked.iter().position(|(h, _)| *h == handle) {
                 Some(i) => i,
@@ -818,6 +900,8 @@ impl DnsCache {
             let mut map = prune(&w.parked[i].1);
             change(&mut map);
             w.parked[i].1 = Arc::new(map);
+            // Bound clients read parked maps too.
+            self.bump();
         }
     }
 }
@@ -862,6 +946,15 @@ fn restore_record(
 }
 
 /// Lowercased, dot-less `host` as a map key, using `buf` instead of allocating.
+/// The earlier of `deadline` and the end of the first active quarantine in `q` (when it
+/// ends the address comes back, a different answer with no new snapshot).
+fn memo_until(deadline: u64, q: Option<&HostQuarantine>, now_ms: u64) -> u64 {
+    q.into_iter()
+        .flat_map(|q| q.entries())
+        .filter(|e| now_ms < e.until_ms)
+        .fold(deadline, |d, e| d.min(e.until_ms))
+}
+
 fn lookup_key<'a>(host: &'a str, buf: &'a mut [u8; MAX_HOST_LEN]) -> Option<&'a str> {
     let host = host.strip_suffix('.').unwrap_or(host);
     if host.is_empty() {

@@ -8,9 +8,11 @@ import java.net.UnknownHostException
  * OkHttp's [Dns] backed by Linekit's HTTPDNS snapshot: installed by
  * `OkHttpClient.Builder.lineKit(lineKit)`.
  *
- * [lookup] is a memory read of the core's current-network snapshot (through JNI): it
- * never waits for the network, the disk or a lock
- * held across I/O. The addresses come back as `InetAddress.getByAddress(hostname, bytes)`
+ * [lookup] is a memory read: a hit is answered from a Kotlin memo of the core's earlier
+ * answers without crossing JNI, as long as the core's snapshot generation is unchanged and
+ * the record is before its `refresh_at`; otherwise it reads the core's current-network
+ * snapshot through JNI (which queues a due refresh). It never waits for the network, the
+ * disk or a lock held across I/O. The addresses come back as `InetAddress.getByAddress(hostname, bytes)`
  * (never a name lookup), v6/v4 interleaved for OkHttp's fast fallback, minus quarantined
  * ones. When the core has nothing usable — the host is not an HTTPDNS host, no record
  * yet (a refresh is then queued in the background), the record expired, or HTTPDNS is

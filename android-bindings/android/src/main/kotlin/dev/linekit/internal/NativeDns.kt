@@ -13,11 +13,21 @@ internal object NativeDns {
 
     /**
      * The core's addresses for [host] on [network] (`Network.getNetworkHandle()` of a bound
-     * client; 0 = the default network): each as a length byte (4 or 16) followed by its
-     * bytes, in connect order; `null` when the caller must use the system resolver.
+     * client; 0 = the default network): a 4-byte big-endian count of milliseconds the
+     * answer may be kept (0: ask again), then each address as a length byte (4 or 16)
+     * followed by its bytes, in connect order; `null` when the caller must use the system
+     * resolver.
      */
     @JvmStatic
     external fun lookup(handle: Long, host: String, network: Long): ByteArray?
+
+    /**
+     * A 4-byte direct buffer over the HTTPDNS cache's generation counter (bumped after
+     * every change a lookup could see); read it in native byte order. It stays readable
+     * after the engine is released.
+     */
+    @JvmStatic
+    external fun generation(handle: Long): java.nio.ByteBuffer?
 
     /** A connect to [ip] for [host] failed with [error] (a [ConnectFailureKind] code); whether it was quarantined. */
     @JvmStatic

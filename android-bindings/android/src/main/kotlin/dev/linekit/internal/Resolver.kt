@@ -1,6 +1,8 @@
 package dev.linekit.internal
 
 import java.net.InetAddress
+import java.util.Collections
+import java.util.concurrent.atomic.AtomicLong
 
 /**
  * The per-connection DNS calls into the engine, over the JNI path ([JniResolver], the only
@@ -28,11 +30,35 @@ internal interface Resolver {
 /** The `network` of [Resolver.lookup] that means "the default network". */
 internal const val DEFAULT_NETWORK: Long = 0L
 
-/** [Resolver] over the JNI fast path. */
+/**
+ * [Resolver] over the JNI fast path. A lookup the core has answered before is served from
+ * [memo] without crossing JNI while the core's snapshot generation is unchanged and the
+ * answer's keep time (until `refresh_at`) has not passed; anything else asks the core, so
+ * misses and due refreshes still reach it.
+ */
 internal class JniResolver(private val handle: NativeHandle) : Resolver {
+    /** The kept answers; null only when the engine was closed before this was built. */
+    internal val memo: DnsMemo? = handle.use { NativeDns.generation(it) }?.let { DnsMemo(it) }
+
+    /** Lookups that crossed into native code (tests check that a hit does not). */
+    internal val nativeLookups = AtomicLong()
+
     override fun lookup(host: String, network: Long): List<InetAddress>? {
+        if (handle.isClosed) return null
+        val memo = memo
+        memo?.get(host, network)?.let { return it }
+        // Read before asking: a change racing the call leaves the kept answer stale.
+        val generation = memo?.generation() ?: 0
+        nativeLookups.incrementAndGet()
         val packed = handle.use { NativeDns.lookup(it, host, network) } ?: return null
-        return unpack(host, packed)
+        check(packed.size >= KEEP_BYTES) { "linekit: malformed lookup answer" }
+        val keepMs = (
+            (packed[0].toLong() and 0xffL shl 24) or (packed[1].toLong() and 0xffL shl 16) or
+                (packed[2].toLong() and 0xffL shl 8) or (packed[3].toLong() and 0xffL)
+            )
+        val addrs = unpack(host, packed, KEEP_BYTES) ?: return null
+        memo?.put(host, network, addrs, generation, keepMs)
+        return addrs
     }
 
     override fun connectFailed(host: String, ip: InetAddress, kind: ConnectFailureKind): Boolean =
@@ -47,17 +73,23 @@ internal class JniResolver(private val handle: NativeHandle) : Resolver {
     }
 
     companion object {
-        /** Decodes length-prefixed addresses; every entry keeps [host] as its name. */
-        fun unpack(host: String, packed: ByteArray): List<InetAddress>? {
+        /** The keep-time prefix of a lookup answer. */
+        private const val KEEP_BYTES = 4
+
+        /**
+         * Decodes length-prefixed addresses from [from] on; every entry keeps [host] as its
+         * name. The list is read-only (it may be handed out again from the memo).
+         */
+        fun unpack(host: String, packed: ByteArray, from: Int = 0): List<InetAddress>? {
             val out = ArrayList<InetAddress>(packed.size / 5)
-            var i = 0
+            var i = from
             while (i < packed.size) {
                 val len = packed[i].toInt()
                 check((len == 4 || len == 16) && i + 1 + len <= packed.size) { "linekit: malformed lookup answer" }
                 out.add(InetAddress.getByAddress(host, packed.copyOfRange(i + 1, i + 1 + len)))
                 i += 1 + len
             }
-            return out.ifEmpty { null }
+            return if (out.isEmpty()) null else Collections.unmodifiableList(out)
         }
     }
 }

@@ -22,10 +22,12 @@ import okhttp3.Request;
 import okhttp3.Response;
 
 /**
- * Per-request overhead: the same keep-alive loopback GET through a plain OkHttpClient and
- * through OkHttp + Linekit (interceptor + event listener, JNI fast path), with 1 and 8
- * concurrent callers. The two clients alternate in short blocks (ABAB…, order flipped each
- * round) so load on this shared machine hits both alike. Reports median/p99 latency per
+ * Per-request overhead: the same keep-alive loopback GET through a plain OkHttpClient,
+ * through OkHttp + {@link StaticListFailover} (the hand-written peer an app would
+ * otherwise use: same logical URL, host rewritten onto the loopback line) and through
+ * OkHttp + Linekit (interceptor + event listener, JNI fast path), with 1 and 8 concurrent
+ * callers. The three clients take turns in short blocks (the order rotates every round and
+ * is reversed every other round) so load on this shared machine hits all alike. Reports median/p99 latency per
  * request, the added median in %, and CPU per request: the callers' own thread CPU
  * (ThreadMXBean; the interceptor and OkHttp's exchange run there) and the whole process
  * (server included, so the difference is what Linekit adds).
@@ -124,6 +126,11 @@ public final class RequestOverhead {
     OkHttpClient plain = new OkHttpClient.Builder().connectionPool(new ConnectionPool(16, 5, TimeUnit.MINUTES)).build();
     OkHttpClient linekit = OkHttpClientsKt.lineKit(
         new OkHttpClient.Builder().connectionPool(new ConnectionPool(16, 5, TimeUnit.MINUTES)), kit).build();
+    OkHttpClient staticList = new OkHttpClient.Builder()
+        .connectionPool(new ConnectionPool(16, 5, TimeUnit.MINUTES))
+        .addInterceptor(new StaticListFailover(
+            List.of(okhttp3.HttpUrl.get(origin), okhttp3.HttpUrl.get("http://127.0.0.1:9")), 3, 5_000))
+        .build();
     Request direct = new Request.Builder().url(origin + "/api/v1/ticker?symbol=BTC").build();
     Request logical = new Request.Builder().url("http://api.linekit.test/api/v1/ticker?symbol=BTC").build();
 
@@ -132,37 +139,47 @@ public final class RequestOverhead {
     result.put("rounds", rounds);
     result.put("requests_per_caller_per_block", perCaller);
     for (int callers : new int[] {1, 8}) {
+      OkHttpClient[] clients = {plain, staticList, linekit};
+      Request[] requests = {direct, logical, logical};
       // Warm-up: JIT, connections.
       for (int w = 0; w < 3; w++) {
-        block(plain, direct, callers, perCaller, new Stats());
-        block(linekit, logical, callers, perCaller, new Stats());
+        for (int k = 0; k < clients.length; k++) block(clients[k], requests[k], callers, perCaller, new Stats());
       }
-      Stats a = new Stats();
-      Stats b = new Stats();
+      Stats[] stats = {new Stats(), new Stats(), new Stats()};
       for (int r = 0; r < rounds; r++) {
-        if ((r & 1) == 0) {
-          block(plain, direct, callers, perCaller, a);
-          block(linekit, logical, callers, perCaller, b);
-        } else {
-          block(linekit, logical, callers, perCaller, b);
-          block(plain, direct, callers, perCaller, a);
+        for (int j = 0; j < clients.length; j++) {
+          int step = (r & 1) == 0 ? j : clients.length - 1 - j;
+          int k = (step + r) % clients.length;
+          block(clients[k], requests[k], callers, perCaller, stats[k]);
         }
       }
-      Map<String, Object> sa = summary(a);
-      Map<String, Object> sb = summary(b);
+      Map<String, Object> sa = summary(stats[0]);
+      Map<String, Object> ss = summary(stats[1]);
+      Map<String, Object> sb = summary(stats[2]);
       Map<String, Object> c = Json.obj();
       c.put("plain", sa);
+      c.put("static_list", ss);
       c.put("linekit", sb);
       double p50a = (Double) sa.get("p50_us");
       double p50b = (Double) sb.get("p50_us");
+      double p50s = (Double) ss.get("p50_us");
       c.put("added_p50_us", p50b - p50a);
       c.put("added_p50_pct", (p50b - p50a) / p50a * 100.0);
       c.put("added_p99_us", (Double) sb.get("p99_us") - (Double) sa.get("p99_us"));
-      c.put("added_caller_cpu_us_per_req",
-          (Double) sb.get("caller_cpu_us_per_req") - (Double) sa.get("caller_cpu_us_per_req"));
+      double cpuA = (Double) sa.get("caller_cpu_us_per_req");
+      double cpuS = (Double) ss.get("caller_cpu_us_per_req");
+      double cpuB = (Double) sb.get("caller_cpu_us_per_req");
+      c.put("added_caller_cpu_us_per_req", cpuB - cpuA);
       c.put("added_process_cpu_us_per_req",
           (Double) sb.get("process_cpu_us_per_req") - (Double) sa.get("process_cpu_us_per_req"));
-      c.put("pooled_connections", List.of(plain.connectionPool().connectionCount(), linekit.connectionPool().connectionCount()));
+      c.put("static_list_added_p50_us", p50s - p50a);
+      c.put("static_list_added_caller_cpu_us_per_req", cpuS - cpuA);
+      c.put("static_list_added_process_cpu_us_per_req",
+          (Double) ss.get("process_cpu_us_per_req") - (Double) sa.get("process_cpu_us_per_req"));
+      // Target: Linekit's added caller CPU at most the static list's + 3 us.
+      c.put("linekit_minus_static_list_caller_cpu_us_per_req", cpuB - cpuS);
+      c.put("pooled_connections", List.of(plain.connectionPool().connectionCount(),
+          staticList.connectionPool().connectionCount(), linekit.connectionPool().connectionCount()));
       result.put("callers_" + callers, c);
       System.err.println("callers=" + callers + " " + Json.write(c));
     }
