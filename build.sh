@@ -311,6 +311,9 @@ bench_all() {
   echo "== JVM start-up (fresh JVM)"
   # shellcheck disable=SC2046
   java $(jvm_native_flags) -cp "$cp" dev.linekit.bench.StartupTime "$raw/startup_jvm.json"
+  echo "== JVM start-up, step by step (fresh JVM)"
+  # shellcheck disable=SC2046
+  java $(jvm_native_flags) -cp "$cp" dev.linekit.bench.StartupBreakdown "$raw/startup_breakdown.json"
   echo "== summary"
   python3 scripts/bench-report.py "$raw" "$ROOT/bench/results"
 }
