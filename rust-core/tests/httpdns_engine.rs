@@ -379,7 +379,7 @@ fn the_generation_moves_when_a_kept_answer_reaches_refresh_at() {
     };
     kit.lookup("api.example.com");
     kit.run_due();
-    let reqs = transport.dns_requests();
+    let reqs = transport.requests_of(RequestKind::HttpDns);
     transport.ok(reqs[0].id, &ali_body("api.example.com", "47.246.1.10"));
     // ttl 60 s, refresh_ratio 0.5, no jitter: kept until 30 s.
     let l = kit.lookup("api.example.com");

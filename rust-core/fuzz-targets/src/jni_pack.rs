@@ -141,6 +141,7 @@ fn check_lookup(ips: &[u8]) {
         refresh_due: false,
         bypass: None,
         fallback: None,
+        memo_until_ms: 0,
     };
     let packed = pack_lookup(&lookup);
     if addrs.is_empty() {
