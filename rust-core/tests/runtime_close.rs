@@ -39,6 +39,10 @@ impl TraceSink for WatchingSink {
     }
 }
 
+/// The tests of this file count the process's `linekit-runtime` threads, so they must not
+/// run at the same time (cargo runs a binary's tests on parallel threads).
+static SERIAL: Mutex<()> = Mutex::new(());
+
 fn runtime_threads() -> usize {
     std::fs::read_dir("/proc/self/task")
         .map(|tasks| {
@@ -52,6 +56,7 @@ fn runtime_threads() -> usize {
 
 #[test]
 fn close_under_load_is_prompt_and_final() {
+    let _serial = SERIAL.lock();
     let config = r#"{"version": 1, "trace": {"sample_rate": 1.0},
         "thresholds": {"startup_detect_delay_ms": 1, "detect_jitter_ms": 1, "timeout_ms": 60000},
         "biz_lines": {"spot": {"match": ["api.example.com"], "http": [
@@ -153,6 +158,7 @@ impl Transport for CancellingTransport {
 
 #[test]
 fn a_deadline_counts_as_a_timeout_even_if_cancel_answers_first() {
+    let _serial = SERIAL.lock();
     let config = r#"{"version": 1,
         "thresholds": {"startup_detect_delay_ms": 10, "detect_jitter_ms": 0, "timeout_ms": 1000},
         "biz_lines": {"spot": {"http": [{"id": "a", "url": "https://a.example.com"}]}}}"#;
