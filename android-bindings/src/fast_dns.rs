@@ -154,6 +154,7 @@ pub extern "system" fn Java_dev_linekit_internal_NativeDns_connectSucceeded<'l>(
     handle: jlong,
     host: JString<'l>,
     ip: JByteArray<'l>,
+    connect_ms: jlong,
 ) {
     guarded(&mut env, (), |env| {
         // SAFETY: the Kotlin wrapper keeps the handle live during the call.
@@ -163,7 +164,11 @@ pub extern "system" fn Java_dev_linekit_internal_NativeDns_connectSucceeded<'l>(
         let Some(h) = text(&h) else {
             return Err(Failure::Argument("linekit: host must not be null"));
         };
-        engine.connect_succeeded(&h, ip);
+        // A measured connect time also feeds the per-address ranking; -1 = not measured.
+        match u64::try_from(connect_ms) {
+            Ok(ms) => engine.connect_succeeded_ms(&h, ip, ms),
+            Err(_) => engine.connect_succeeded(&h, ip),
+        }
         Ok(())
     })
 }

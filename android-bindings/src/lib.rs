@@ -34,7 +34,6 @@ mod dns;
 mod dns_fallback;
 mod error;
 pub mod fast;
-pub mod fast_connect;
 pub mod fast_dns;
 pub mod kotlin_vocabulary;
 mod native;

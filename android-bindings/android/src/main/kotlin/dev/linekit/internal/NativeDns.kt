@@ -33,11 +33,10 @@ internal object NativeDns {
     @JvmStatic
     external fun connectFailed(handle: Long, host: String, ip: ByteArray, error: Int): Boolean
 
-    /** A connect to [ip] for [host] succeeded. */
+    /**
+     * A connect to [ip] for [host] succeeded in [connectMs] ms (feeds the address ranking;
+     * -1 when not measured): clears its quarantine.
+     */
     @JvmStatic
-    external fun connectSucceeded(handle: Long, host: String, ip: ByteArray)
-
-    /** A connect to [ip] for [host] succeeded in [connectMs] ms (feeds the address ranking). */
-    @JvmStatic
-    external fun connectSucceededMs(handle: Long, host: String, ip: ByteArray, connectMs: Long)
+    external fun connectSucceeded(handle: Long, host: String, ip: ByteArray, connectMs: Long)
 }

@@ -20,11 +20,8 @@ internal interface Resolver {
     /** A connect to [ip] for [host] failed; whether the address was quarantined. */
     fun connectFailed(host: String, ip: InetAddress, kind: ConnectFailureKind): Boolean
 
-    /** A connect to [ip] for [host] succeeded. */
-    fun connectSucceeded(host: String, ip: InetAddress)
-
-    /** A connect to [ip] for [host] succeeded in [connectMs] ms: also ranks the address. */
-    fun connectSucceeded(host: String, ip: InetAddress, connectMs: Long)
+    /** A connect to [ip] for [host] succeeded in [connectMs] ms (-1: not measured); a measured time also ranks the address. */
+    fun connectSucceeded(host: String, ip: InetAddress, connectMs: Long = -1)
 }
 
 /** The `network` of [Resolver.lookup] that means "the default network". */
@@ -64,12 +61,8 @@ internal class JniResolver(private val handle: NativeHandle) : Resolver {
     override fun connectFailed(host: String, ip: InetAddress, kind: ConnectFailureKind): Boolean =
         handle.use { NativeDns.connectFailed(it, host, ip.address, kind.code) } ?: false
 
-    override fun connectSucceeded(host: String, ip: InetAddress) {
-        handle.use { NativeDns.connectSucceeded(it, host, ip.address) }
-    }
-
     override fun connectSucceeded(host: String, ip: InetAddress, connectMs: Long) {
-        handle.use { NativeDns.connectSucceededMs(it, host, ip.address, connectMs) }
+        handle.use { NativeDns.connectSucceeded(it, host, ip.address, connectMs) }
     }
 
     companion object {
