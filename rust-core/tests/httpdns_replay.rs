@@ -42,17 +42,7 @@ fn lookup_at(lines: &[Value], host: &str, at: u64) -> (Vec<String>, String) {
 
 /// `(at, id, url)` of every HTTPDNS request.
 fn queries(lines: &[Value]) -> Vec<(u64, u64, String)> {
-    lines
-        .iter()
-        .filter(|l| l["op"] == "request" && l["kind"] == "httpdns")
-        .map(|l| {
-            (
-                l["at"].as_u64().unwrap(),
-                l["id"].as_u64().unwrap(),
-                l["url"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
+    support::replay::requests(lines, "httpdns")
 }
 
 fn strs(v: &[&str]) -> Vec<String> {

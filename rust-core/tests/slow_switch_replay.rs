@@ -5,18 +5,10 @@
 //! and against a heavier weight; without a known fast line the slow answers start an
 //! urgent detect that waits at most `urgent_jitter_ms`, and its answers move traffic.
 
-use linekit_core::replay;
-use serde_json::{json, Value};
+mod support;
 
-fn run(scenario: &Value) -> Vec<Value> {
-    let mut out = Vec::new();
-    replay::run(&scenario.to_string(), &mut out).expect("scenario runs");
-    String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
+use serde_json::{json, Value};
+use support::replay::{routes, run_json};
 
 /// Three lines; the serving line `ali` is the heaviest, so ranking alone would keep it.
 fn config(thresholds: Value) -> Value {
@@ -37,21 +29,6 @@ fn route(at: u64) -> Value {
 
 fn report(at: u64, line: &str, outcome: &str, cost_ms: u64) -> Value {
     json!({"at": at, "op": "report", "biz": "spot", "line": line, "outcome": outcome, "cost_ms": cost_ms})
-}
-
-/// `(at, line, reason)` of every route line.
-fn routes(lines: &[Value]) -> Vec<(u64, String, String)> {
-    lines
-        .iter()
-        .filter(|l| l["op"] == "route")
-        .map(|l| {
-            (
-                l["at"].as_u64().unwrap(),
-                l["line"].as_str().unwrap_or("").to_string(),
-                l["reason"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
 }
 
 /// Steps that make every line used and known fast, then route once (on `ali`).
@@ -77,7 +54,7 @@ fn consecutive_slow_answers_move_traffic_to_a_known_fast_line() {
     let mut steps = Vec::new();
     warm_up(&mut steps);
     slow_streak(&mut steps, "ali", 20_000, 10, 2_500);
-    let lines = run(&json!({"config": config(json!({})), "seed": 3, "steps": steps}));
+    let lines = run_json(&json!({"config": config(json!({})), "seed": 3, "steps": steps}));
     let r = routes(&lines);
     assert_eq!(r[0].1, "ali", "the heaviest line serves first: {r:?}");
     let moved = r
@@ -101,7 +78,7 @@ fn a_slow_streak_moves_traffic_inside_the_switch_interval() {
     steps.push(route(1_000));
     slow_streak(&mut steps, "tx", 2_000, 5, 2_500);
     let th = json!({"switch_interval_ms": 60_000});
-    let lines = run(&json!({"config": config(th), "seed": 3, "steps": steps}));
+    let lines = run_json(&json!({"config": config(th), "seed": 3, "steps": steps}));
     let r = routes(&lines);
     assert_eq!(r[1].1, "tx", "{r:?}");
     let after: Vec<_> = r[2..].iter().map(|(_, l, _)| l.as_str()).collect();
@@ -124,7 +101,7 @@ fn sparse_slow_answers_move_traffic_within_the_streak_time() {
     }
     // A streak of 10 would take 10 s at this rate; the 3 s rule moves earlier.
     let th = json!({"slow_switch_count": 10});
-    let lines = run(&json!({"config": config(th), "seed": 3, "steps": steps}));
+    let lines = run_json(&json!({"config": config(th), "seed": 3, "steps": steps}));
     let r = routes(&lines);
     let first_off = r.iter().find(|(_, l, _)| l != "ali").expect("moves");
     assert_eq!(first_off.0, 23_000, "{r:?}");
@@ -138,7 +115,7 @@ fn two_slow_lines_do_not_flap() {
     // tx (where traffic went) turns slow too, and so does hw: no line is known fast.
     steps.push(report(20_100, "hw", "ok", 2_400));
     slow_streak(&mut steps, "tx", 20_200, 6, 2_500);
-    let lines = run(&json!({"config": config(json!({})), "seed": 3, "steps": steps}));
+    let lines = run_json(&json!({"config": config(json!({})), "seed": 3, "steps": steps}));
     let r = routes(&lines);
     let tail: Vec<_> = r[4..].iter().map(|(_, l, _)| l.as_str()).collect();
     assert!(tail.iter().all(|l| *l == "tx"), "{r:?}");
@@ -154,7 +131,7 @@ fn fast_answers_end_a_streak() {
         steps.push(report(at, "ali", "ok", cost));
         steps.push(route(at));
     }
-    let lines = run(&json!({"config": config(json!({})), "seed": 3, "steps": steps}));
+    let lines = run_json(&json!({"config": config(json!({})), "seed": 3, "steps": steps}));
     assert!(routes(&lines).iter().all(|(_, l, _)| l == "ali"));
 }
 
@@ -168,7 +145,7 @@ fn without_a_known_fast_line_an_urgent_detect_starts_at_once() {
     // 400 s later the 300 s window is empty: no line is known fast any more.
     slow_streak(&mut steps, "ali", 400_000, 3, 2_500);
     steps.push(route(400_100));
-    let lines = run(&json!({"config": config(json!({})), "seed": 5, "steps": steps}));
+    let lines = run_json(&json!({"config": config(json!({})), "seed": 5, "steps": steps}));
     let probes: Vec<(u64, String)> = lines
         .iter()
         .filter(|l| {
@@ -209,7 +186,7 @@ fn with_a_known_fast_line_the_detect_keeps_the_long_jitter() {
             // The start-up detect comes late, so the first probe is the one the slow
             // answers asked for.
             let th = json!({"startup_detect_delay_ms": 100_000});
-            let lines = run(&json!({"config": config(th), "seed": seed, "steps": steps}));
+            let lines = run_json(&json!({"config": config(th), "seed": seed, "steps": steps}));
             lines
                 .iter()
                 .find(|l| l["op"] == "request" && l["kind"] == "probe")
