@@ -32,16 +32,8 @@ const ALI: &str = r#"{"id": "ali", "format": "aliyun", "url": "https://47.74.1.1
 const DP: &str = r#"{"id": "dp", "format": "dnspod", "url": "https://119.29.29.99/d"}"#;
 
 fn engine(config: &str) -> (LineKit, Arc<RecordingTransport>, ManualClock) {
-    let clock = ManualClock::new(0, 1_700_000_000_000);
     let transport = Arc::new(RecordingTransport::default());
-    let kit = LineKit::builder()
-        .config_json(config)
-        .clock(Arc::new(clock.clone()))
-        .seed(3)
-        .transport(transport.clone())
-        .runtime_mode(RuntimeMode::Manual)
-        .build()
-        .unwrap();
+    let (kit, clock) = support::manual::engine(config, 3, &transport);
     (kit, transport, clock)
 }
 

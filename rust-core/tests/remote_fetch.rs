@@ -120,11 +120,8 @@ fn world_in(name: &str, app_config: &str, dir: Option<std::path::PathBuf>) -> Wo
     let clock = ManualClock::new(1_000, NOW_S * 1_000);
     let t = Arc::new(RecordingTransport::default());
     let events = Arc::new(Events::default());
-    let kit = LineKit::builder()
-        .config_json(app_config)
+    let kit = support::manual::builder_on(app_config, 7, &clock)
         .storage_dir(&dir)
-        .clock(Arc::new(clock.clone()))
-        .seed(7)
         .transport(t.clone())
         .trace_sink(events.clone())
         .runtime_mode(RuntimeMode::Manual)

@@ -1,7 +1,10 @@
 //! Helpers shared by integration tests.
 
+pub mod dns;
 pub mod lines;
+pub mod manual;
 pub mod replay;
 pub mod signing;
 pub mod temp;
+pub mod trace;
 pub mod transport;
