@@ -106,6 +106,16 @@ fn ranked(kit: &LineKit) -> serde_json::Value {
     v
 }
 
+/// A first process on `dir` (monotonic clock at 10,000 s, wall clock at [`WALL0`]): it
+/// runs its first task, then [`learn_and_flush`].
+fn learned(dir: &Path) -> (LineKit, ManualClock) {
+    let clock = ManualClock::new(10_000_000, WALL0);
+    let kit = engine(dir, &clock);
+    kit.run_due();
+    learn_and_flush(&kit, &clock);
+    (kit, clock)
+}
+
 fn restarted(dir: &Path, mono: u64, wall: u64) -> (LineKit, ManualClock) {
     let clock = ManualClock::new(mono, wall);
     let kit = engine(dir, &clock);
@@ -118,10 +128,7 @@ fn restarted(dir: &Path, mono: u64, wall: u64) -> (LineKit, ManualClock) {
 #[test]
 fn line_stats_survive_a_restart_and_rank_the_same() {
     let dir = TempDir::new("roundtrip");
-    let clock = ManualClock::new(10_000_000, WALL0);
-    let kit = engine(dir.path(), &clock);
-    kit.run_due();
-    learn_and_flush(&kit, &clock);
+    let (kit, _) = learned(dir.path());
     assert!(
         state_file(&dir).is_file(),
         "the debounced flush wrote the file"
@@ -140,10 +147,7 @@ fn line_stats_survive_a_restart_and_rank_the_same() {
 #[test]
 fn load_happens_off_the_request_path() {
     let dir = TempDir::new("offpath");
-    let clock = ManualClock::new(10_000_000, WALL0);
-    let kit = engine(dir.path(), &clock);
-    kit.run_due();
-    learn_and_flush(&kit, &clock);
+    let (kit, _) = learned(dir.path());
     kit.close();
 
     let clock2 = ManualClock::new(5_000_000, WALL0 + 3_000);
@@ -158,10 +162,7 @@ fn load_happens_off_the_request_path() {
 #[test]
 fn a_changed_line_url_or_an_old_window_is_not_restored() {
     let dir = TempDir::new("changed");
-    let clock = ManualClock::new(10_000_000, WALL0);
-    let kit = engine(dir.path(), &clock);
-    kit.run_due();
-    learn_and_flush(&kit, &clock);
+    let (kit, _) = learned(dir.path());
     kit.close();
 
     // Line b moved to another origin: it starts fresh, line a keeps its open breaker.
@@ -195,10 +196,7 @@ fn a_changed_line_url_or_an_old_window_is_not_restored() {
 #[test]
 fn a_clock_moved_back_restores_nothing() {
     let dir = TempDir::new("clockback");
-    let clock = ManualClock::new(10_000_000, WALL0);
-    let kit = engine(dir.path(), &clock);
-    kit.run_due();
-    learn_and_flush(&kit, &clock);
+    let (kit, _) = learned(dir.path());
     kit.close();
 
     let (kit2, _) = restarted(dir.path(), 5_000_000, WALL0 - 60_000);
@@ -211,10 +209,7 @@ fn a_clock_moved_back_restores_nothing() {
 /// Writes a good state file, lets `damage` change it, and restarts on it.
 fn restart_on_damaged(name: &str, damage: impl FnOnce(&Path)) -> (TempDir, LineKit) {
     let dir = TempDir::new(name);
-    let clock = ManualClock::new(10_000_000, WALL0);
-    let kit = engine(dir.path(), &clock);
-    kit.run_due();
-    learn_and_flush(&kit, &clock);
+    let (kit, _) = learned(dir.path());
     kit.close();
     damage(&state_file(&dir));
     capture_logs();
@@ -330,10 +325,7 @@ fn an_unwritable_state_file_is_logged_once_and_the_engine_keeps_working() {
     capture_logs();
     // A directory where the temp file must go: every write fails (even as root).
     std::fs::create_dir(temp_path(&state_file(&dir))).expect("block");
-    let clock = ManualClock::new(10_000_000, WALL0);
-    let kit = engine(dir.path(), &clock);
-    kit.run_due();
-    learn_and_flush(&kit, &clock);
+    let (kit, clock) = learned(dir.path());
     kit.report(&Report::new("spot", "b", Outcome::Ok, 80));
     clock.advance(FLUSH_DELAY_MS);
     kit.run_due();
@@ -347,10 +339,7 @@ fn an_unwritable_state_file_is_logged_once_and_the_engine_keeps_working() {
 #[test]
 fn a_crash_between_write_and_rename_keeps_the_previous_file() {
     let dir = TempDir::new("crash");
-    let clock = ManualClock::new(10_000_000, WALL0);
-    let kit = engine(dir.path(), &clock);
-    kit.run_due();
-    learn_and_flush(&kit, &clock);
+    let (kit, _) = learned(dir.path());
     let good = std::fs::read(state_file(&dir)).expect("written");
 
     // The rename fails (its source cannot be written): the previous file is untouched.
