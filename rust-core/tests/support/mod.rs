@@ -1,5 +1,7 @@
 //! Helpers shared by integration tests.
 
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod dns;
 pub mod lines;
 pub mod manual;
