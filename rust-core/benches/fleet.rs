@@ -5,41 +5,36 @@
 
 #[path = "fleet_model.rs"]
 mod fleet_model;
+#[path = "support/report.rs"]
+mod report;
 
 fn main() {
-    let installs = std::env::var("FLEET_INSTALLS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(100_000);
+    report::run("fleet_probe_qps", 100_000, figures);
+}
+
+fn figures(installs: u32) -> serde_json::Value {
     let outage_s = 30 * 60;
-    let started = std::time::Instant::now();
     let ours = fleet_model::simulate(&fleet_model::linekit(installs, outage_s));
     let unknown = fleet_model::simulate(&fleet_model::linekit_backup_unknown(installs, outage_s));
     let naive = fleet_model::simulate(&fleet_model::lock_step(installs, outage_s));
     let summary = |r: &fleet_model::FleetResult| {
         serde_json::json!({
             "peak_qps": r.peak_qps,
-            "mean_qps": (r.mean_qps * 10.0).round() / 10.0,
-            "peak_to_mean": (r.peak_to_mean * 100.0).round() / 100.0,
+            "mean_qps": report::round1(r.mean_qps),
+            "peak_to_mean": report::round2(r.peak_to_mean),
             "total_probes": r.total_probes,
             "onset_peak_qps": r.onset_peak_qps,
             "steady_from_s": r.steady_from_s,
             "steady_peak_qps": r.steady_peak_qps,
-            "steady_mean_qps": (r.steady_mean_qps * 10.0).round() / 10.0,
-            "steady_peak_to_mean": (r.steady_peak_to_mean * 100.0).round() / 100.0,
+            "steady_mean_qps": report::round1(r.steady_mean_qps),
+            "steady_peak_to_mean": report::round2(r.steady_peak_to_mean),
         })
     };
-    println!(
-        "{}",
-        serde_json::json!({
-            "benchmark": "fleet_probe_qps",
-            "installs": installs,
-            "outage_s": outage_s,
-            "linekit": summary(&ours),
-            "linekit_backup_unknown": summary(&unknown),
-            "lock_step": summary(&naive),
-            "peak_ratio_lock_step_over_linekit": (naive.peak_qps as f64 / ours.peak_qps.max(1) as f64 * 100.0).round() / 100.0,
-            "sim_seconds": started.elapsed().as_secs_f64(),
-        })
-    );
+    serde_json::json!({
+        "outage_s": outage_s,
+        "linekit": summary(&ours),
+        "linekit_backup_unknown": summary(&unknown),
+        "lock_step": summary(&naive),
+        "peak_ratio_lock_step_over_linekit": report::round2(naive.peak_qps as f64 / ours.peak_qps.max(1) as f64),
+    })
 }
