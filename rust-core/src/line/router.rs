@@ -318,36 +318,44 @@ mod tests {
     }
 
     #[test]
-    fn rewrite_changes_only_scheme_and_authority() {
-        let u = SplitUrl::parse("https://api.example.com/a%2Fb/ü?q=a+b&e=#frag").unwrap();
-        assert_eq!(
-            rewrite(&u, &ep("https://spot-tx.example.com:8443"), ""),
-            "https://spot-tx.example.com:8443/a%2Fb/ü?q=a+b&e=#frag"
-        );
-        let ws = SplitUrl::parse("wss://api.example.com/stream").unwrap();
-        assert_eq!(
-            rewrite(&ws, &ep("wss://ws.example.com"), ""),
-            "wss://ws.example.com/stream"
-        );
-        let http_for_ws_line = SplitUrl::parse("https://api.example.com/stream").unwrap();
-        assert_eq!(
-            rewrite(&http_for_ws_line, &ep("wss://ws.example.com"), ""),
-            "https://ws.example.com/stream"
-        );
-    }
-
-    #[test]
-    fn rewrite_inserts_path_prefix() {
-        let u = SplitUrl::parse("https://image.example.com/a.png?w=1").unwrap();
-        assert_eq!(
-            rewrite(&u, &ep("https://cdn.example.com"), "/image"),
-            "https://cdn.example.com/image/a.png?w=1"
-        );
-        let bare = SplitUrl::parse("https://image.example.com?w=1").unwrap();
-        assert_eq!(
-            rewrite(&bare, &ep("https://cdn.example.com"), "/image"),
-            "https://cdn.example.com/image/?w=1"
-        );
+    fn rewrite_changes_only_scheme_and_authority_and_inserts_the_prefix() {
+        // (request URL, line, path prefix, rewritten URL)
+        for (url, line, prefix, want) in [
+            (
+                "https://api.example.com/a%2Fb/ü?q=a+b&e=#frag",
+                "https://spot-tx.example.com:8443",
+                "",
+                "https://spot-tx.example.com:8443/a%2Fb/ü?q=a+b&e=#frag",
+            ),
+            (
+                "wss://api.example.com/stream",
+                "wss://ws.example.com",
+                "",
+                "wss://ws.example.com/stream",
+            ),
+            // An http(s) request on a ws line keeps its own scheme.
+            (
+                "https://api.example.com/stream",
+                "wss://ws.example.com",
+                "",
+                "https://ws.example.com/stream",
+            ),
+            (
+                "https://image.example.com/a.png?w=1",
+                "https://cdn.example.com",
+                "/image",
+                "https://cdn.example.com/image/a.png?w=1",
+            ),
+            (
+                "https://image.example.com?w=1",
+                "https://cdn.example.com",
+                "/image",
+                "https://cdn.example.com/image/?w=1",
+            ),
+        ] {
+            let u = SplitUrl::parse(url).unwrap();
+            assert_eq!(rewrite(&u, &ep(line), prefix), want, "{url} on {line}");
+        }
     }
 
     #[test]
