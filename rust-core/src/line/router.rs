@@ -23,7 +23,7 @@
 use super::convergence::Convergence;
 use super::endpoint::{Endpoint, Scheme, SplitUrl};
 use super::outcome::Protocol;
-use super::pool::LinePool;
+use super::pool::{LinePool, Selection};
 use crate::config::Config;
 use crate::host_pattern::HostPatterns;
 use crate::trace::Reason;
@@ -219,25 +219,17 @@ impl Topology {
                 return unchanged(Some(biz), Reason::Unmanaged);
             };
             let mut pool = pool.lock();
-            let (index, reason) = if downgrade || self.config.downgrade {
-                (pool.first_by_priority(), Reason::Downgrade)
-            } else {
-                let sel = pool.select(now_ms, req.exclude);
-                if sel.reason == Reason::AllOpenFallback {
-                    return unchanged(Some(biz), Reason::MergeFallbackOriginal);
+            let sel = self.select(&mut pool, now_ms, req.exclude, downgrade);
+            // A converged host keeps its original URL rather than go to an open line.
+            let reason = match sel.reason {
+                Reason::AllOpenFallback => {
+                    return unchanged(Some(biz), Reason::MergeFallbackOriginal)
                 }
-                (sel.index, Reason::Merged)
+                Reason::Downgrade => Reason::Downgrade,
+                _ => Reason::Merged,
             };
-            let line = &pool.lines()[index];
-            return RouteDecision {
-                url: rewrite(&url, &line.endpoint, &rule.path_prefix),
-                biz: Some(biz.name.clone()),
-                protocol: req.protocol,
-                line: Some(line.id.clone()),
-                reason,
-                version_mismatch: pool.version_mismatch(index),
-                version_header: biz.version_header.clone(),
-            };
+            let sel = Selection { reason, ..sel };
+            return on_line(&url, &rule.path_prefix, biz, req.protocol, &pool, sel);
         }
         let biz = req
             .biz
@@ -250,22 +242,48 @@ impl Topology {
             return unchanged(Some(biz), Reason::Unmanaged);
         };
         let mut pool = pool.lock();
-        let (index, reason) = if downgrade || self.config.downgrade {
-            (pool.first_by_priority(), Reason::Downgrade)
+        let sel = self.select(&mut pool, now_ms, req.exclude, downgrade);
+        on_line(&url, "", biz, req.protocol, &pool, sel)
+    }
+
+    /// The line of `pool` a request gets now: the first by priority under the kill switch
+    /// (the config's or the caller's), else the pool's own selection.
+    fn select(
+        &self,
+        pool: &mut LinePool,
+        now_ms: u64,
+        exclude: &[&str],
+        downgrade: bool,
+    ) -> Selection {
+        if downgrade || self.config.downgrade {
+            Selection {
+                index: pool.first_by_priority(),
+                reason: Reason::Downgrade,
+            }
         } else {
-            let sel = pool.select(now_ms, req.exclude);
-            (sel.index, sel.reason)
-        };
-        let line = &pool.lines()[index];
-        RouteDecision {
-            url: rewrite(&url, &line.endpoint, ""),
-            biz: Some(biz.name.clone()),
-            protocol: req.protocol,
-            line: Some(line.id.clone()),
-            reason,
-            version_mismatch: pool.version_mismatch(index),
-            version_header: biz.version_header.clone(),
+            pool.select(now_ms, exclude)
         }
+    }
+}
+
+/// The decision that sends `url` (behind `prefix`) to the line `sel` chose in `biz`'s `pool`.
+fn on_line(
+    url: &SplitUrl<'_>,
+    prefix: &str,
+    biz: &BizEntry,
+    protocol: Protocol,
+    pool: &LinePool,
+    sel: Selection,
+) -> RouteDecision {
+    let line = &pool.lines()[sel.index];
+    RouteDecision {
+        url: rewrite(url, &line.endpoint, prefix),
+        biz: Some(biz.name.clone()),
+        protocol,
+        line: Some(line.id.clone()),
+        reason: sel.reason,
+        version_mismatch: pool.version_mismatch(sel.index),
+        version_header: biz.version_header.clone(),
     }
 }
 
