@@ -223,6 +223,40 @@ impl Walk<'_> {
         self.f.structural(path, "missing required field");
     }
 
+    /// Optional fields of the object `o` at `path`: each key present with a value `read`
+    /// accepts sets its slot; an absent key keeps the slot's default.
+    fn optional<'s, T: 's>(
+        &mut self,
+        o: &Map<String, Value>,
+        path: &str,
+        slots: impl IntoIterator<Item = (&'static str, &'s mut T)>,
+        read: fn(&mut Self, &str, &Value) -> Option<T>,
+    ) {
+        for (key, slot) in slots {
+            if let Some(v) = o.get(key).and_then(|v| read(self, &join(path, key), v)) {
+                *slot = v;
+            }
+        }
+    }
+
+    /// Required fields of the object `o` at `path`: an absent key is a finding; a value
+    /// `read` rejects leaves the type's default.
+    fn required<'s, T: Default + 's>(
+        &mut self,
+        o: &Map<String, Value>,
+        path: &str,
+        slots: impl IntoIterator<Item = (&'static str, &'s mut T)>,
+        read: fn(&mut Self, &str, &Value) -> Option<T>,
+    ) {
+        for (key, slot) in slots {
+            let p = join(path, key);
+            match o.get(key) {
+                None => self.missing(&p),
+                Some(v) => *slot = read(self, &p, v).unwrap_or_default(),
+            }
+        }
+    }
+
     /// A list of strings; malformed items become `""` placeholders (indices are kept).
     fn strings(&mut self, path: &str, v: &Value) -> Option<Vec<String>> {
         let items = self.array(path, v)?;
@@ -268,35 +302,37 @@ fn document(v: &Value, f: &mut Findings) -> Config {
         .and_then(|v| w.object("thresholds", v))
     {
         let th = &mut c.thresholds;
-        for (key, slot) in [
-            ("timeout_ms", &mut th.timeout_ms),
-            ("slow_request_ms", &mut th.slow_request_ms),
-            ("detect_cooldown_ms", &mut th.detect_cooldown_ms),
-            ("switch_interval_ms", &mut th.switch_interval_ms),
-            ("window_ms", &mut th.window_ms),
-            ("open_cooldown_ms", &mut th.open_cooldown_ms),
-            ("revive_interval_ms", &mut th.revive_interval_ms),
-            ("detect_jitter_ms", &mut th.detect_jitter_ms),
-            ("startup_detect_delay_ms", &mut th.startup_detect_delay_ms),
-            ("ws_stable_ms", &mut th.ws_stable_ms),
-            ("buffer_body_max_bytes", &mut th.buffer_body_max_bytes),
-            ("slow_switch_ms", &mut th.slow_switch_ms),
-            ("urgent_jitter_ms", &mut th.urgent_jitter_ms),
-        ] {
-            if let Some(n) = t.get(key).and_then(|v| w.u64(&join("thresholds", key), v)) {
-                *slot = n;
-            }
-        }
-        for (key, slot) in [
-            ("failure_threshold", &mut th.failure_threshold),
-            ("max_retries", &mut th.max_retries),
-            ("probe_budget_per_min", &mut th.probe_budget_per_min),
-            ("slow_switch_count", &mut th.slow_switch_count),
-        ] {
-            if let Some(n) = t.get(key).and_then(|v| w.u32(&join("thresholds", key), v)) {
-                *slot = n;
-            }
-        }
+        w.optional(
+            t,
+            "thresholds",
+            [
+                ("timeout_ms", &mut th.timeout_ms),
+                ("slow_request_ms", &mut th.slow_request_ms),
+                ("detect_cooldown_ms", &mut th.detect_cooldown_ms),
+                ("switch_interval_ms", &mut th.switch_interval_ms),
+                ("window_ms", &mut th.window_ms),
+                ("open_cooldown_ms", &mut th.open_cooldown_ms),
+                ("revive_interval_ms", &mut th.revive_interval_ms),
+                ("detect_jitter_ms", &mut th.detect_jitter_ms),
+                ("startup_detect_delay_ms", &mut th.startup_detect_delay_ms),
+                ("ws_stable_ms", &mut th.ws_stable_ms),
+                ("buffer_body_max_bytes", &mut th.buffer_body_max_bytes),
+                ("slow_switch_ms", &mut th.slow_switch_ms),
+                ("urgent_jitter_ms", &mut th.urgent_jitter_ms),
+            ],
+            Walk::u64,
+        );
+        w.optional(
+            t,
+            "thresholds",
+            [
+                ("failure_threshold", &mut th.failure_threshold),
+                ("max_retries", &mut th.max_retries),
+                ("probe_budget_per_min", &mut th.probe_budget_per_min),
+                ("slow_switch_count", &mut th.slow_switch_count),
+            ],
+            Walk::u32,
+        );
     }
     match root.get("biz_lines") {
         None => w.missing("biz_lines"),
@@ -343,21 +379,16 @@ fn document(v: &Value, f: &mut Findings) -> Config {
                 })
                 .collect();
         }
-        if let Some(list) = h.get("hosts").and_then(|v| w.strings("httpdns.hosts", v)) {
-            d.hosts = list;
-        }
-        if let Some(list) = h
-            .get("pre_resolve")
-            .and_then(|v| w.strings("httpdns.pre_resolve", v))
-        {
-            d.pre_resolve = list;
-        }
-        if let Some(list) = h
-            .get("allow_private")
-            .and_then(|v| w.strings("httpdns.allow_private", v))
-        {
-            d.allow_private = list;
-        }
+        w.optional(
+            h,
+            "httpdns",
+            [
+                ("hosts", &mut d.hosts),
+                ("pre_resolve", &mut d.pre_resolve),
+                ("allow_private", &mut d.allow_private),
+            ],
+            Walk::strings,
+        );
         if let Some(v) = h.get("serve_stale") {
             d.serve_stale = serve_stale(&mut w, v);
         }
@@ -372,33 +403,38 @@ fn document(v: &Value, f: &mut Findings) -> Config {
                 }
             }
         }
-        for (key, slot) in [
-            ("refresh_ratio", &mut d.refresh_ratio),
-            ("jitter_ratio", &mut d.jitter_ratio),
-        ] {
-            if let Some(n) = h.get(key).and_then(|v| w.number(&join("httpdns", key), v)) {
-                *slot = n;
-            }
-        }
-        for (key, slot) in [
-            ("min_ttl_s", &mut d.min_ttl_s),
-            ("max_ttl_s", &mut d.max_ttl_s),
-        ] {
-            if let Some(n) = h.get(key).and_then(|v| w.u64(&join("httpdns", key), v)) {
-                *slot = n;
-            }
-        }
+        w.optional(
+            h,
+            "httpdns",
+            [
+                ("refresh_ratio", &mut d.refresh_ratio),
+                ("jitter_ratio", &mut d.jitter_ratio),
+            ],
+            Walk::number,
+        );
+        w.optional(
+            h,
+            "httpdns",
+            [
+                ("min_ttl_s", &mut d.min_ttl_s),
+                ("max_ttl_s", &mut d.max_ttl_s),
+            ],
+            Walk::u64,
+        );
     }
     if let Some(t) = root.get("trace").and_then(|v| w.object("trace", v)) {
-        if let Some(n) = t
-            .get("sample_rate")
-            .and_then(|v| w.number("trace.sample_rate", v))
-        {
-            c.trace.sample_rate = n;
-        }
-        if let Some(n) = t.get("window_ms").and_then(|v| w.u64("trace.window_ms", v)) {
-            c.trace.window_ms = n;
-        }
+        w.optional(
+            t,
+            "trace",
+            [("sample_rate", &mut c.trace.sample_rate)],
+            Walk::number,
+        );
+        w.optional(
+            t,
+            "trace",
+            [("window_ms", &mut c.trace.window_ms)],
+            Walk::u64,
+        );
     }
     remote_and_trust(&mut w, root, &mut c);
     c
@@ -409,24 +445,16 @@ fn biz_line(w: &mut Walk<'_>, path: &str, v: &Value) -> BizLine {
     let Some(o) = w.object(path, v) else {
         return b;
     };
-    if let Some(list) = o
-        .get("match")
-        .and_then(|v| w.strings(&join(path, "match"), v))
-    {
-        b.match_hosts = list;
-    }
-    if let Some(s) = o
-        .get("detect_path")
-        .and_then(|v| w.string(&join(path, "detect_path"), v))
-    {
-        b.detect_path = s;
-    }
-    if let Some(s) = o
-        .get("detect_method")
-        .and_then(|v| w.string(&join(path, "detect_method"), v))
-    {
-        b.detect_method = s;
-    }
+    w.optional(o, path, [("match", &mut b.match_hosts)], Walk::strings);
+    w.optional(
+        o,
+        path,
+        [
+            ("detect_path", &mut b.detect_path),
+            ("detect_method", &mut b.detect_method),
+        ],
+        Walk::string,
+    );
     version_guard(w, path, o, &mut b);
     if let Some(n) = o
         .get("detect_expect_status")
@@ -434,12 +462,12 @@ fn biz_line(w: &mut Walk<'_>, path: &str, v: &Value) -> BizLine {
     {
         b.detect_expect_status = Some(u16::try_from(n).unwrap_or(u16::MAX));
     }
-    if let Some(n) = o
-        .get("detect_expect_length")
-        .and_then(|v| w.u64(&join(path, "detect_expect_length"), v))
-    {
-        b.detect_expect_length = Some(n);
-    }
+    w.optional(
+        o,
+        path,
+        [("detect_expect_length", &mut b.detect_expect_length)],
+        |w, p, v| w.u64(p, v).map(Some),
+    );
     for (pool, slot) in [("http", &mut b.http), ("ws", &mut b.ws)] {
         let pool_path = join(path, pool);
         if let Some(items) = o.get(pool).and_then(|v| w.array(&pool_path, v)) {
@@ -462,12 +490,12 @@ fn biz_line(w: &mut Walk<'_>, path: &str, v: &Value) -> BizLine {
 /// The version guard fields of a business line: `version_header` (a string) and
 /// `version_policy` (`strict` or `report`).
 fn version_guard(w: &mut Walk<'_>, path: &str, o: &Map<String, Value>, b: &mut BizLine) {
-    if let Some(s) = o
-        .get("version_header")
-        .and_then(|v| w.string(&join(path, "version_header"), v))
-    {
-        b.version_header = Some(s);
-    }
+    w.optional(
+        o,
+        path,
+        [("version_header", &mut b.version_header)],
+        |w, p, v| w.string(p, v).map(Some),
+    );
     let policy_path = join(path, "version_policy");
     if let Some(s) = o
         .get("version_policy")
@@ -491,23 +519,17 @@ fn line(w: &mut Walk<'_>, path: &str, v: &Value) -> LineConfig {
     let Some(o) = w.object(path, v) else {
         return l;
     };
-    for (key, slot) in [("id", &mut l.id), ("url", &mut l.url)] {
-        let p = join(path, key);
-        match o.get(key) {
-            None => w.missing(&p),
-            Some(v) => *slot = w.string(&p, v).unwrap_or_default(),
-        }
-    }
+    w.required(
+        o,
+        path,
+        [("id", &mut l.id), ("url", &mut l.url)],
+        Walk::string,
+    );
     match o.get("priority") {
         None | Some(Value::Null) => {}
         Some(v) => l.priority = w.u32(&join(path, "priority"), v),
     }
-    if let Some(n) = o
-        .get("weight")
-        .and_then(|v| w.u32(&join(path, "weight"), v))
-    {
-        l.weight = n;
-    }
+    w.optional(o, path, [("weight", &mut l.weight)], Walk::u32);
     l
 }
 
@@ -521,22 +543,14 @@ fn merge_host(w: &mut Walk<'_>, path: &str, v: &Value) -> MergeHost {
     let Some(o) = w.object(path, v) else {
         return m;
     };
-    for (key, slot) in [("host", &mut m.host), ("biz", &mut m.biz)] {
-        let p = join(path, key);
-        match o.get(key) {
-            None => w.missing(&p),
-            Some(v) => *slot = w.string(&p, v).unwrap_or_default(),
-        }
-    }
-    if let Some(s) = o
-        .get("path_prefix")
-        .and_then(|v| w.string(&join(path, "path_prefix"), v))
-    {
-        m.path_prefix = s;
-    }
-    if let Some(n) = o.get("rate").and_then(|v| w.number(&join(path, "rate"), v)) {
-        m.rate = n;
-    }
+    w.required(
+        o,
+        path,
+        [("host", &mut m.host), ("biz", &mut m.biz)],
+        Walk::string,
+    );
+    w.optional(o, path, [("path_prefix", &mut m.path_prefix)], Walk::string);
+    w.optional(o, path, [("rate", &mut m.rate)], Walk::number);
     m
 }
 
@@ -616,17 +630,16 @@ fn provider(w: &mut Walk<'_>, path: &str, v: &Value) -> ProviderConfig {
     let Some(o) = w.object(path, v) else {
         return p;
     };
-    for (key, slot) in [
-        ("id", &mut p.id),
-        ("format", &mut p.format),
-        ("url", &mut p.url),
-    ] {
-        let fp = join(path, key);
-        match o.get(key) {
-            None => w.missing(&fp),
-            Some(v) => *slot = w.string(&fp, v).unwrap_or_default(),
-        }
-    }
+    w.required(
+        o,
+        path,
+        [
+            ("id", &mut p.id),
+            ("format", &mut p.format),
+            ("url", &mut p.url),
+        ],
+        Walk::string,
+    );
     if let Some(v) = o.get("auth") {
         p.auth = provider_auth(w, &join(path, "auth"), v);
     }
@@ -642,25 +655,22 @@ fn remote_and_trust(w: &mut Walk<'_>, root: &Map<String, Value>, c: &mut Config)
     }
     if let Some(r) = root.get("remote").and_then(|v| w.object("remote", v)) {
         let mut remote = RemoteConfig::default();
-        if let Some(list) = r.get("urls").and_then(|v| w.strings("remote.urls", v)) {
-            remote.urls = list;
-        }
-        for (key, slot) in [
-            ("interval_s", &mut remote.interval_s),
-            ("jitter_s", &mut remote.jitter_s),
-            ("timeout_ms", &mut remote.timeout_ms),
-        ] {
-            if let Some(n) = r.get(key).and_then(|v| w.u64(&join("remote", key), v)) {
-                *slot = n;
-            }
-        }
+        w.optional(r, "remote", [("urls", &mut remote.urls)], Walk::strings);
+        w.optional(
+            r,
+            "remote",
+            [
+                ("interval_s", &mut remote.interval_s),
+                ("jitter_s", &mut remote.jitter_s),
+                ("timeout_ms", &mut remote.timeout_ms),
+            ],
+            Walk::u64,
+        );
         c.remote = Some(remote);
     }
     if let Some(t) = root.get("trust").and_then(|v| w.object("trust", v)) {
         let mut trust = TrustConfig::default();
-        if let Some(n) = t.get("threshold").and_then(|v| w.u32("trust.threshold", v)) {
-            trust.threshold = n;
-        }
+        w.optional(t, "trust", [("threshold", &mut trust.threshold)], Walk::u32);
         if let Some(items) = t.get("keys").and_then(|v| w.array("trust.keys", v)) {
             trust.keys = items
                 .iter()
@@ -672,13 +682,8 @@ fn remote_and_trust(w: &mut Walk<'_>, root: &Map<String, Value>, c: &mut Config)
                         ed25519: String::new(),
                     };
                     if let Some(o) = w.object(&path, v) {
-                        for (name, slot) in [("id", &mut key.id), ("ed25519", &mut key.ed25519)] {
-                            let p = join(&path, name);
-                            match o.get(name) {
-                                None => w.missing(&p),
-                                Some(v) => *slot = w.string(&p, v).unwrap_or_default(),
-                            }
-                        }
+                        let slots = [("id", &mut key.id), ("ed25519", &mut key.ed25519)];
+                        w.required(o, &path, slots, Walk::string);
                     }
                     key
                 })
