@@ -57,21 +57,6 @@ impl Reason {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::collections::HashSet;
-
-    #[test]
-    fn codes_are_unique_snake_case() {
-        let codes: HashSet<_> = Reason::ALL.iter().map(|r| r.as_str()).collect();
-        assert_eq!(codes.len(), Reason::ALL.len());
-        assert!(codes
-            .iter()
-            .all(|c| c.chars().all(|ch| ch.is_ascii_lowercase() || ch == '_')));
-    }
-}
-
 /// Why a remote config was not applied. The replay `config` line's `error` and
 /// `ConfigUpdate::error` start with this code, followed by `: ` and a detail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
