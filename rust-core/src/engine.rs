@@ -30,7 +30,7 @@ use crate::line::headers;
 use crate::line::pool::PoolSnapshot;
 use crate::line::{Outcome, Protocol, WsEvent};
 use crate::net::{NetworkMonitor, NetworkState};
-use crate::runtime::Runtime;
+use crate::runtime::{Runtime, Task};
 use crate::trace::redact::host_group;
 use crate::trace::{Reason, Sampler, TraceEvent, TraceKind, TraceSink};
 use crate::transport::Transport;
@@ -551,15 +551,8 @@ impl LineKit {
         if at == 0 || !self.inner.dns.claim_expiry(at) {
             return;
         }
-        let inner = Arc::downgrade(&self.inner);
-        let scheduled = self.inner.runtime.schedule_at(
-            at,
-            Box::new(move || {
-                if let Some(inner) = inner.upgrade() {
-                    inner.dns.expire_kept(at);
-                }
-            }),
-        );
+        let task = self.inner.task(move |inner| inner.dns.expire_kept(at));
+        let scheduled = self.inner.runtime.schedule_at(at, task);
         if scheduled.is_none() {
             // Closed: nothing will keep answers any more; release the claim.
             self.inner.dns.expire_kept(at);
@@ -735,6 +728,18 @@ impl Drop for LineKit {
 }
 
 impl Inner {
+    /// A runtime task that runs `f` on the engine if the engine still exists then: the
+    /// task holds only a weak reference, so a pending timer never keeps a dropped engine
+    /// alive.
+    fn task(self: &Arc<Self>, f: impl FnOnce(&Arc<Inner>) + Send + 'static) -> Task {
+        let weak = Arc::downgrade(self);
+        Box::new(move || {
+            if let Some(inner) = weak.upgrade() {
+                f(&inner);
+            }
+        })
+    }
+
     fn is_open(&self) -> bool {
         *self.open.read()
     }
