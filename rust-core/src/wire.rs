@@ -43,11 +43,13 @@ pub trait WireEnum: Copy + Sized + 'static {
 
 /// Declares a wire enum: `Variant = "wire_name",` per line, each with its `///` doc.
 ///
+/// The enum always derives `Debug, Clone, Copy, PartialEq, Eq, Hash`; further attributes
+/// go before `enum`. `, default = Variant` after the kind implements [`Default`].
+///
 /// ```ignore
 /// wire_enum! {
 ///     /// What happened.
-///     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-///     pub enum Outcome: "outcome" {
+///     pub enum Outcome: "outcome", default = Ok {
 ///         /// The line answered.
 ///         Ok = "ok",
 ///     }
@@ -57,7 +59,7 @@ pub trait WireEnum: Copy + Sized + 'static {
 macro_rules! wire_enum {
     (
         $(#[$meta:meta])*
-        $vis:vis enum $name:ident : $kind:literal {
+        $vis:vis enum $name:ident : $kind:literal $(, default = $default:ident)? {
             $(
                 $(#[doc = $doc:literal])*
                 $variant:ident = $wire:literal,
@@ -65,6 +67,7 @@ macro_rules! wire_enum {
         }
     ) => {
         $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         $vis enum $name {
             $(
                 $(#[doc = $doc])*
@@ -113,6 +116,14 @@ macro_rules! wire_enum {
                 }
             }
         }
+
+        $(
+            impl ::std::default::Default for $name {
+                fn default() -> Self {
+                    $name::$default
+                }
+            }
+        )?
 
         impl ::std::fmt::Display for $name {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {

@@ -21,7 +21,6 @@ use std::net::IpAddr;
 
 crate::wire_enum! {
     /// How one connect attempt to one address failed.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub enum ConnectError: "connect_error" {
         /// The address refused the connection (RST / ECONNREFUSED).
         Refused = "connect_refused",

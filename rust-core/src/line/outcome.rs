@@ -42,7 +42,6 @@ impl FromStr for Protocol {
 crate::wire_enum! {
     /// The outcome of one request or probe on a line: the vocabulary of replay `report`
     /// steps, traces and the bindings' attempt reports.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub enum Outcome: "outcome" {
         /// The line answered (2xx/3xx).
         Ok = "ok",

@@ -5,7 +5,6 @@
 
 crate::wire_enum! {
     /// Why a request was routed the way it was.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub enum Reason: "reason" {
         /// `X-Line-Keep-Original-Host: true`: the request was left alone.
         KeepOriginal = "keep_original",
