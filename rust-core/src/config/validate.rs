@@ -150,6 +150,49 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
+/// A config field [`Walk::fields`] fills, by the JSON type it takes.
+enum Slot<'c> {
+    U64(&'c mut u64),
+    U32(&'c mut u32),
+    Number(&'c mut f64),
+    Text(&'c mut String),
+    Texts(&'c mut Vec<String>),
+}
+
+impl Slot<'_> {
+    /// Reads `v` (at `path`) into the slot; a malformed value is a finding and leaves the
+    /// slot as it was.
+    fn fill(self, w: &mut Walk<'_>, path: &str, v: &Value) {
+        fn put<T>(slot: &mut T, v: Option<T>) {
+            if let Some(v) = v {
+                *slot = v;
+            }
+        }
+        match self {
+            Slot::U64(s) => put(s, w.u64(path, v)),
+            Slot::U32(s) => put(s, w.u32(path, v)),
+            Slot::Number(s) => put(s, w.number(path, v)),
+            Slot::Text(s) => put(s, w.string(path, v)),
+            Slot::Texts(s) => put(s, w.strings(path, v)),
+        }
+    }
+}
+
+/// The slots of fields of `$s` whose JSON key is their Rust name, grouped by [`Slot`] kind:
+/// `slots!(th => U64 { timeout_ms, window_ms }, U32 { max_retries })`.
+macro_rules! slots {
+    ($s:ident => $($kind:ident { $($field:ident),+ $(,)? }),+ $(,)?) => {
+        [$($((stringify!($field), Slot::$kind(&mut $s.$field))),+),+]
+    };
+}
+
+/// Whether a group of fields must be present.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Presence {
+    Optional,
+    Required,
+}
+
 /// Typed accessors: `Some` when `v` has the expected shape, else a structural finding.
 struct Walk<'f> {
     f: &'f mut Findings,
@@ -223,36 +266,22 @@ impl Walk<'_> {
         self.f.structural(path, "missing required field");
     }
 
-    /// Optional fields of the object `o` at `path`: each key present with a value `read`
-    /// accepts sets its slot; an absent key keeps the slot's default.
-    fn optional<'s, T: 's>(
+    /// Fields of the object `o` at `path`: each key present sets its slot (see
+    /// [`Slot::fill`]); an absent key keeps the slot's default, and is a finding when the
+    /// fields are [`Presence::Required`].
+    fn fields<const N: usize>(
         &mut self,
         o: &Map<String, Value>,
         path: &str,
-        slots: impl IntoIterator<Item = (&'static str, &'s mut T)>,
-        read: fn(&mut Self, &str, &Value) -> Option<T>,
-    ) {
-        for (key, slot) in slots {
-            if let Some(v) = o.get(key).and_then(|v| read(self, &join(path, key), v)) {
-                *slot = v;
-            }
-        }
-    }
-
-    /// Required fields of the object `o` at `path`: an absent key is a finding; a value
-    /// `read` rejects leaves the type's default.
-    fn required<'s, T: Default + 's>(
-        &mut self,
-        o: &Map<String, Value>,
-        path: &str,
-        slots: impl IntoIterator<Item = (&'static str, &'s mut T)>,
-        read: fn(&mut Self, &str, &Value) -> Option<T>,
+        presence: Presence,
+        slots: [(&str, Slot<'_>); N],
     ) {
         for (key, slot) in slots {
             let p = join(path, key);
             match o.get(key) {
-                None => self.missing(&p),
-                Some(v) => *slot = read(self, &p, v).unwrap_or_default(),
+                Some(v) => slot.fill(self, &p, v),
+                None if presence == Presence::Required => self.missing(&p),
+                None => {}
             }
         }
     }
@@ -302,37 +331,15 @@ fn document(v: &Value, f: &mut Findings) -> Config {
         .and_then(|v| w.object("thresholds", v))
     {
         let th = &mut c.thresholds;
-        w.optional(
-            t,
-            "thresholds",
-            [
-                ("timeout_ms", &mut th.timeout_ms),
-                ("slow_request_ms", &mut th.slow_request_ms),
-                ("detect_cooldown_ms", &mut th.detect_cooldown_ms),
-                ("switch_interval_ms", &mut th.switch_interval_ms),
-                ("window_ms", &mut th.window_ms),
-                ("open_cooldown_ms", &mut th.open_cooldown_ms),
-                ("revive_interval_ms", &mut th.revive_interval_ms),
-                ("detect_jitter_ms", &mut th.detect_jitter_ms),
-                ("startup_detect_delay_ms", &mut th.startup_detect_delay_ms),
-                ("ws_stable_ms", &mut th.ws_stable_ms),
-                ("buffer_body_max_bytes", &mut th.buffer_body_max_bytes),
-                ("slow_switch_ms", &mut th.slow_switch_ms),
-                ("urgent_jitter_ms", &mut th.urgent_jitter_ms),
-            ],
-            Walk::u64,
+        let fields = slots!(th =>
+            U64 {
+                timeout_ms, slow_request_ms, detect_cooldown_ms, switch_interval_ms, window_ms,
+                open_cooldown_ms, revive_interval_ms, detect_jitter_ms, startup_detect_delay_ms,
+                ws_stable_ms, buffer_body_max_bytes, slow_switch_ms, urgent_jitter_ms,
+            },
+            U32 { failure_threshold, max_retries, probe_budget_per_min, slow_switch_count },
         );
-        w.optional(
-            t,
-            "thresholds",
-            [
-                ("failure_threshold", &mut th.failure_threshold),
-                ("max_retries", &mut th.max_retries),
-                ("probe_budget_per_min", &mut th.probe_budget_per_min),
-                ("slow_switch_count", &mut th.slow_switch_count),
-            ],
-            Walk::u32,
-        );
+        w.fields(t, "thresholds", Presence::Optional, fields);
     }
     match root.get("biz_lines") {
         None => w.missing("biz_lines"),
@@ -379,16 +386,8 @@ fn document(v: &Value, f: &mut Findings) -> Config {
                 })
                 .collect();
         }
-        w.optional(
-            h,
-            "httpdns",
-            [
-                ("hosts", &mut d.hosts),
-                ("pre_resolve", &mut d.pre_resolve),
-                ("allow_private", &mut d.allow_private),
-            ],
-            Walk::strings,
-        );
+        let lists = slots!(d => Texts { hosts, pre_resolve, allow_private });
+        w.fields(h, "httpdns", Presence::Optional, lists);
         if let Some(v) = h.get("serve_stale") {
             d.serve_stale = serve_stale(&mut w, v);
         }
@@ -403,38 +402,16 @@ fn document(v: &Value, f: &mut Findings) -> Config {
                 }
             }
         }
-        w.optional(
-            h,
-            "httpdns",
-            [
-                ("refresh_ratio", &mut d.refresh_ratio),
-                ("jitter_ratio", &mut d.jitter_ratio),
-            ],
-            Walk::number,
+        let numbers = slots!(d =>
+            Number { refresh_ratio, jitter_ratio },
+            U64 { min_ttl_s, max_ttl_s },
         );
-        w.optional(
-            h,
-            "httpdns",
-            [
-                ("min_ttl_s", &mut d.min_ttl_s),
-                ("max_ttl_s", &mut d.max_ttl_s),
-            ],
-            Walk::u64,
-        );
+        w.fields(h, "httpdns", Presence::Optional, numbers);
     }
     if let Some(t) = root.get("trace").and_then(|v| w.object("trace", v)) {
-        w.optional(
-            t,
-            "trace",
-            [("sample_rate", &mut c.trace.sample_rate)],
-            Walk::number,
-        );
-        w.optional(
-            t,
-            "trace",
-            [("window_ms", &mut c.trace.window_ms)],
-            Walk::u64,
-        );
+        let trace = &mut c.trace;
+        let fields = slots!(trace => Number { sample_rate }, U64 { window_ms });
+        w.fields(t, "trace", Presence::Optional, fields);
     }
     remote_and_trust(&mut w, root, &mut c);
     c
@@ -445,15 +422,17 @@ fn biz_line(w: &mut Walk<'_>, path: &str, v: &Value) -> BizLine {
     let Some(o) = w.object(path, v) else {
         return b;
     };
-    w.optional(o, path, [("match", &mut b.match_hosts)], Walk::strings);
-    w.optional(
+    w.fields(
         o,
         path,
-        [
-            ("detect_path", &mut b.detect_path),
-            ("detect_method", &mut b.detect_method),
-        ],
-        Walk::string,
+        Presence::Optional,
+        [("match", Slot::Texts(&mut b.match_hosts))],
+    );
+    w.fields(
+        o,
+        path,
+        Presence::Optional,
+        slots!(b => Text { detect_path, detect_method }),
     );
     version_guard(w, path, o, &mut b);
     if let Some(n) = o
@@ -462,12 +441,12 @@ fn biz_line(w: &mut Walk<'_>, path: &str, v: &Value) -> BizLine {
     {
         b.detect_expect_status = Some(u16::try_from(n).unwrap_or(u16::MAX));
     }
-    w.optional(
-        o,
-        path,
-        [("detect_expect_length", &mut b.detect_expect_length)],
-        |w, p, v| w.u64(p, v).map(Some),
-    );
+    if let Some(n) = o
+        .get("detect_expect_length")
+        .and_then(|v| w.u64(&join(path, "detect_expect_length"), v))
+    {
+        b.detect_expect_length = Some(n);
+    }
     for (pool, slot) in [("http", &mut b.http), ("ws", &mut b.ws)] {
         let pool_path = join(path, pool);
         if let Some(items) = o.get(pool).and_then(|v| w.array(&pool_path, v)) {
@@ -490,12 +469,12 @@ fn biz_line(w: &mut Walk<'_>, path: &str, v: &Value) -> BizLine {
 /// The version guard fields of a business line: `version_header` (a string) and
 /// `version_policy` (`strict` or `report`).
 fn version_guard(w: &mut Walk<'_>, path: &str, o: &Map<String, Value>, b: &mut BizLine) {
-    w.optional(
-        o,
-        path,
-        [("version_header", &mut b.version_header)],
-        |w, p, v| w.string(p, v).map(Some),
-    );
+    if let Some(s) = o
+        .get("version_header")
+        .and_then(|v| w.string(&join(path, "version_header"), v))
+    {
+        b.version_header = Some(s);
+    }
     let policy_path = join(path, "version_policy");
     if let Some(s) = o
         .get("version_policy")
@@ -519,17 +498,12 @@ fn line(w: &mut Walk<'_>, path: &str, v: &Value) -> LineConfig {
     let Some(o) = w.object(path, v) else {
         return l;
     };
-    w.required(
-        o,
-        path,
-        [("id", &mut l.id), ("url", &mut l.url)],
-        Walk::string,
-    );
+    w.fields(o, path, Presence::Required, slots!(l => Text { id, url }));
     match o.get("priority") {
         None | Some(Value::Null) => {}
         Some(v) => l.priority = w.u32(&join(path, "priority"), v),
     }
-    w.optional(o, path, [("weight", &mut l.weight)], Walk::u32);
+    w.fields(o, path, Presence::Optional, slots!(l => U32 { weight }));
     l
 }
 
@@ -543,14 +517,13 @@ fn merge_host(w: &mut Walk<'_>, path: &str, v: &Value) -> MergeHost {
     let Some(o) = w.object(path, v) else {
         return m;
     };
-    w.required(
+    w.fields(o, path, Presence::Required, slots!(m => Text { host, biz }));
+    w.fields(
         o,
         path,
-        [("host", &mut m.host), ("biz", &mut m.biz)],
-        Walk::string,
+        Presence::Optional,
+        slots!(m => Text { path_prefix }, Number { rate }),
     );
-    w.optional(o, path, [("path_prefix", &mut m.path_prefix)], Walk::string);
-    w.optional(o, path, [("rate", &mut m.rate)], Walk::number);
     m
 }
 
@@ -630,15 +603,11 @@ fn provider(w: &mut Walk<'_>, path: &str, v: &Value) -> ProviderConfig {
     let Some(o) = w.object(path, v) else {
         return p;
     };
-    w.required(
+    w.fields(
         o,
         path,
-        [
-            ("id", &mut p.id),
-            ("format", &mut p.format),
-            ("url", &mut p.url),
-        ],
-        Walk::string,
+        Presence::Required,
+        slots!(p => Text { id, format, url }),
     );
     if let Some(v) = o.get("auth") {
         p.auth = provider_auth(w, &join(path, "auth"), v);
@@ -655,22 +624,21 @@ fn remote_and_trust(w: &mut Walk<'_>, root: &Map<String, Value>, c: &mut Config)
     }
     if let Some(r) = root.get("remote").and_then(|v| w.object("remote", v)) {
         let mut remote = RemoteConfig::default();
-        w.optional(r, "remote", [("urls", &mut remote.urls)], Walk::strings);
-        w.optional(
-            r,
-            "remote",
-            [
-                ("interval_s", &mut remote.interval_s),
-                ("jitter_s", &mut remote.jitter_s),
-                ("timeout_ms", &mut remote.timeout_ms),
-            ],
-            Walk::u64,
+        let fields = slots!(remote =>
+            Texts { urls },
+            U64 { interval_s, jitter_s, timeout_ms },
         );
+        w.fields(r, "remote", Presence::Optional, fields);
         c.remote = Some(remote);
     }
     if let Some(t) = root.get("trust").and_then(|v| w.object("trust", v)) {
         let mut trust = TrustConfig::default();
-        w.optional(t, "trust", [("threshold", &mut trust.threshold)], Walk::u32);
+        w.fields(
+            t,
+            "trust",
+            Presence::Optional,
+            slots!(trust => U32 { threshold }),
+        );
         if let Some(items) = t.get("keys").and_then(|v| w.array("trust.keys", v)) {
             trust.keys = items
                 .iter()
@@ -682,8 +650,12 @@ fn remote_and_trust(w: &mut Walk<'_>, root: &Map<String, Value>, c: &mut Config)
                         ed25519: String::new(),
                     };
                     if let Some(o) = w.object(&path, v) {
-                        let slots = [("id", &mut key.id), ("ed25519", &mut key.ed25519)];
-                        w.required(o, &path, slots, Walk::string);
+                        w.fields(
+                            o,
+                            &path,
+                            Presence::Required,
+                            slots!(key => Text { id, ed25519 }),
+                        );
                     }
                     key
                 })
