@@ -288,20 +288,29 @@ impl Walk<'_> {
 
     /// A list of strings; malformed items become `""` placeholders (indices are kept).
     fn strings(&mut self, path: &str, v: &Value) -> Option<Vec<String>> {
+        self.each(path, v, |w, item_path, item| match item.as_str() {
+            Some(s) => s.to_string(),
+            None => {
+                w.expected(item_path, "a string", item);
+                String::new()
+            }
+        })
+    }
+
+    /// The array `v` at `path`, each item turned into a `T` by `item`, which gets the
+    /// item's own path (`path[i]`).
+    fn each<T>(
+        &mut self,
+        path: &str,
+        v: &Value,
+        mut item: impl FnMut(&mut Self, &str, &Value) -> T,
+    ) -> Option<Vec<T>> {
         let items = self.array(path, v)?;
-        Some(
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| match item.as_str() {
-                    Some(s) => s.to_string(),
-                    None => {
-                        self.expected(&format!("{path}[{i}]"), "a string", item);
-                        String::new()
-                    }
-                })
-                .collect(),
-        )
+        let mut out = Vec::with_capacity(items.len());
+        for (i, v) in items.iter().enumerate() {
+            out.push(item(self, &format!("{path}[{i}]"), v));
+        }
+        Some(out)
     }
 }
 
@@ -355,36 +364,29 @@ fn document(v: &Value, f: &mut Findings) -> Config {
             }
         }
     }
-    if let Some(items) = root
+    if let Some(list) = root
         .get("merge_hosts")
-        .and_then(|v| w.array("merge_hosts", v))
+        .and_then(|v| w.each("merge_hosts", v, merge_host))
     {
-        c.merge_hosts = items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| merge_host(&mut w, &format!("merge_hosts[{i}]"), v))
-            .collect();
+        c.merge_hosts = list;
     }
     if let Some(h) = root.get("httpdns").and_then(|v| w.object("httpdns", v)) {
         let d = &mut c.httpdns;
-        if let Some(items) = h
-            .get("providers")
-            .and_then(|v| w.array("httpdns.providers", v))
-        {
-            d.providers = items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    let path = format!("httpdns.providers[{i}]");
-                    match unsupported_provider(v) {
-                        Some(why) => {
-                            w.f.warning(&path, why);
-                            placeholder_provider()
-                        }
-                        None => provider(&mut w, &path, v),
+        let providers = h.get("providers").and_then(|v| {
+            w.each(
+                "httpdns.providers",
+                v,
+                |w, path, v| match unsupported_provider(v) {
+                    Some(why) => {
+                        w.f.warning(path, why);
+                        placeholder_provider()
                     }
-                })
-                .collect();
+                    None => provider(w, path, v),
+                },
+            )
+        });
+        if let Some(list) = providers {
+            d.providers = list;
         }
         let lists = slots!(d => Texts { hosts, pre_resolve, allow_private });
         w.fields(h, "httpdns", Presence::Optional, lists);
@@ -449,18 +451,14 @@ fn biz_line(w: &mut Walk<'_>, path: &str, v: &Value) -> BizLine {
     }
     for (pool, slot) in [("http", &mut b.http), ("ws", &mut b.ws)] {
         let pool_path = join(path, pool);
-        if let Some(items) = o.get(pool).and_then(|v| w.array(&pool_path, v)) {
-            if items.is_empty() {
+        if let Some(lines) = o.get(pool).and_then(|v| w.each(&pool_path, v, line)) {
+            if lines.is_empty() {
                 w.f.structural(
                     &pool_path,
                     "empty pool: list at least one line or omit the field",
                 );
             }
-            *slot = items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| line(w, &format!("{pool_path}[{i}]"), v))
-                .collect();
+            *slot = lines;
         }
     }
     b
@@ -639,27 +637,25 @@ fn remote_and_trust(w: &mut Walk<'_>, root: &Map<String, Value>, c: &mut Config)
             Presence::Optional,
             slots!(trust => U32 { threshold }),
         );
-        if let Some(items) = t.get("keys").and_then(|v| w.array("trust.keys", v)) {
-            trust.keys = items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    let path = format!("trust.keys[{i}]");
-                    let mut key = TrustKey {
-                        id: String::new(),
-                        ed25519: String::new(),
-                    };
-                    if let Some(o) = w.object(&path, v) {
-                        w.fields(
-                            o,
-                            &path,
-                            Presence::Required,
-                            slots!(key => Text { id, ed25519 }),
-                        );
-                    }
-                    key
-                })
-                .collect();
+        let keys = t.get("keys").and_then(|v| {
+            w.each("trust.keys", v, |w, path, v| {
+                let mut key = TrustKey {
+                    id: String::new(),
+                    ed25519: String::new(),
+                };
+                if let Some(o) = w.object(path, v) {
+                    w.fields(
+                        o,
+                        path,
+                        Presence::Required,
+                        slots!(key => Text { id, ed25519 }),
+                    );
+                }
+                key
+            })
+        });
+        if let Some(keys) = keys {
+            trust.keys = keys;
         }
         c.trust = Some(trust);
     }
