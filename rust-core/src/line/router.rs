@@ -378,11 +378,17 @@ mod tests {
 
     #[test]
     fn fixed_host_validation() {
-        assert!(parse_fixed_host("https://pin.example.com:443", false).is_ok());
-        assert!(parse_fixed_host("http://pin.example.com", false).is_err());
-        assert!(parse_fixed_host("http://pin.example.com", true).is_ok());
-        assert!(parse_fixed_host("wss://pin.example.com", true).is_err());
-        assert!(parse_fixed_host("https://pin.example.com:0", false).is_err());
-        assert!(parse_fixed_host("pin.example.com", false).is_err());
+        // (value, cleartext allowed, valid)
+        for (value, cleartext, valid) in [
+            ("https://pin.example.com:443", false, true),
+            ("http://pin.example.com", false, false),
+            ("http://pin.example.com", true, true),
+            ("wss://pin.example.com", true, false),
+            ("https://pin.example.com:0", false, false),
+            ("pin.example.com", false, false),
+        ] {
+            let got = parse_fixed_host(value, cleartext).is_ok();
+            assert_eq!(got, valid, "{value} (cleartext allowed: {cleartext})");
+        }
     }
 }
