@@ -28,7 +28,7 @@ use crate::dns::refresh::{BackoffPolicy, Refresher};
 use crate::dns::{ConnectError, DnsCache, DnsSettings, Lookup};
 use crate::line::headers;
 use crate::line::pool::PoolSnapshot;
-use crate::line::{Outcome, Protocol, WsEvent};
+use crate::line::{Outcome, Protocol, Timings, WsEvent};
 use crate::net::{NetworkMonitor, NetworkState};
 use crate::runtime::{Runtime, Task};
 use crate::trace::redact::host_group;
@@ -78,14 +78,8 @@ pub struct Report<'a> {
     pub status: Option<u16>,
     /// Total cost in milliseconds.
     pub cost_ms: u64,
-    /// DNS time.
-    pub dns_ms: Option<u64>,
-    /// Connect time.
-    pub connect_ms: Option<u64>,
-    /// TLS time.
-    pub tls_ms: Option<u64>,
-    /// Time to first byte.
-    pub ttfb_ms: Option<u64>,
+    /// Phase times (DNS, connect, TLS, first byte).
+    pub timings: Timings,
     /// Value of the business line's `version_header` on the response, if any (raw: the
     /// engine bounds and checks it).
     pub version: Option<&'a str>,
@@ -102,10 +96,7 @@ impl<'a> Report<'a> {
             outcome,
             status: None,
             cost_ms,
-            dns_ms: None,
-            connect_ms: None,
-            tls_ms: None,
-            ttfb_ms: None,
+            timings: Timings::default(),
             version: None,
         }
     }
@@ -841,10 +832,7 @@ fn report_event(r: &Report<'_>, biz: &str, line: &str, now: u64) -> TraceEvent {
         line: Some(line.to_string()),
         outcome: Some(r.outcome.as_str()),
         status: r.status,
-        dns_ms: r.dns_ms,
-        connect_ms: r.connect_ms,
-        tls_ms: r.tls_ms,
-        ttfb_ms: r.ttfb_ms,
+        timings: r.timings,
         total_ms: Some(r.cost_ms),
         ..TraceEvent::default()
     }
