@@ -32,6 +32,11 @@ pub trait WireEnum: Copy + Sized + 'static {
     /// The variant's name in Rust (`Http4xx`).
     fn rust_name(self) -> &'static str;
 
+    /// Every variant's wire name, in code order.
+    fn names() -> Vec<&'static str> {
+        Self::all().iter().map(|v| v.wire_name()).collect()
+    }
+
     /// `(rust name, wire name, doc)` of every variant, in code order.
     fn table() -> Table {
         Self::all()
@@ -164,11 +169,10 @@ macro_rules! wire_enum {
             type Err = String;
             fn from_str(s: &str) -> Result<Self, String> {
                 Self::ALL.iter().copied().find(|v| v.as_str() == s).ok_or_else(|| {
-                    let names: Vec<&str> = Self::ALL.iter().map(|v| v.as_str()).collect();
                     $crate::wire::unknown_name(
                         $kind,
                         s,
-                        &names,
+                        &<Self as $crate::wire::WireEnum>::names(),
                         $crate::wire_enum!(@listing $($listing)?),
                     )
                 })

@@ -13,6 +13,7 @@
 //! prints `Secret(..)`, and nothing else in the engine formats them: request signing and
 //! encryption happen in `dns::providers::auth`, whose errors name the problem only.
 
+use crate::dns::providers::ProviderFormat;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -183,10 +184,12 @@ impl ProviderAuth {
     }
 
     /// The provider formats this kind applies to.
-    pub fn formats(&self) -> &'static [&'static str] {
+    pub fn formats(&self) -> &'static [ProviderFormat] {
         match self {
-            ProviderAuth::AliyunSign { .. } => &["aliyun", "aliyun-batch"],
-            _ => &["dnspod"],
+            ProviderAuth::AliyunSign { .. } => {
+                &[ProviderFormat::Aliyun, ProviderFormat::AliyunBatch]
+            }
+            _ => &[ProviderFormat::Dnspod],
         }
     }
 }

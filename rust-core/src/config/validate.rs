@@ -18,7 +18,9 @@ use super::model::{
 };
 use super::provider_auth::{ProviderAuth, Secret, AUTH_KINDS, DEFAULT_SIGN_VALIDITY_S};
 use super::rules::{self, biz_path, Findings};
+use crate::dns::providers::ProviderFormat;
 use crate::error::{Error, FieldError, Result};
+use crate::wire::WireEnum;
 use serde_json::{Map, Value};
 
 /// Largest config document accepted, in bytes (1 MiB).
@@ -80,10 +82,10 @@ fn parse_config_with_warnings_value(mut value: Value) -> Result<(Config, Vec<Fie
 fn unsupported_provider(v: &Value) -> Option<String> {
     let o = v.as_object()?;
     if let Some(format) = o.get("format").and_then(Value::as_str) {
-        if !rules::PROVIDER_FORMATS.contains(&format) {
+        if format.parse::<ProviderFormat>().is_err() {
             return Some(format!(
                 "provider dropped: unknown format (this build knows {})",
-                rules::PROVIDER_FORMATS.join(", ")
+                ProviderFormat::names().join(", ")
             ));
         }
         if format == "doh-wire" && !cfg!(feature = "doh-wire") {
