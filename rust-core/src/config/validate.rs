@@ -16,7 +16,7 @@
 use super::model::{
     BizLine, Config, LineConfig, MergeHost, ProviderConfig, ServeStaleConfig, VersionPolicy,
 };
-use super::provider_auth::{ProviderAuth, Secret, AUTH_KINDS, DEFAULT_SIGN_VALIDITY_S};
+use super::provider_auth::{AuthKind, ProviderAuth, Secret, DEFAULT_SIGN_VALIDITY_S};
 use super::rules::{self, biz_path, Findings};
 use crate::dns::providers::ProviderFormat;
 use crate::error::{Error, FieldError, Result};
@@ -95,10 +95,10 @@ fn unsupported_provider(v: &Value) -> Option<String> {
         }
     }
     let kind = o.get("auth")?.as_object()?.get("kind")?.as_str()?;
-    if !AUTH_KINDS.contains(&kind) {
+    if kind.parse::<AuthKind>().is_err() {
         return Some(format!(
             "provider dropped: unknown auth kind (this build knows {})",
-            AUTH_KINDS.join(", ")
+            AuthKind::names().join(", ")
         ));
     }
     None
@@ -572,8 +572,8 @@ fn provider_auth(w: &mut Walk<'_>, path: &str, v: &Value) -> Option<ProviderAuth
             Some(v) => w.string(&p, v).unwrap_or_default(),
         }
     };
-    Some(match kind.as_str() {
-        "aliyun-sign" => {
+    Some(match kind.parse::<AuthKind>().ok()? {
+        AuthKind::AliyunSign => {
             let secret = Secret::new(text(w, "secret"));
             let validity_s = match o.get("validity_s") {
                 None => DEFAULT_SIGN_VALIDITY_S,
@@ -583,18 +583,17 @@ fn provider_auth(w: &mut Walk<'_>, path: &str, v: &Value) -> Option<ProviderAuth
             };
             ProviderAuth::AliyunSign { secret, validity_s }
         }
-        "dnspod-des" => ProviderAuth::DnspodDes {
+        AuthKind::DnspodDes => ProviderAuth::DnspodDes {
             id: text(w, "id"),
             key: Secret::new(text(w, "key")),
         },
-        "dnspod-aes" => ProviderAuth::DnspodAes {
+        AuthKind::DnspodAes => ProviderAuth::DnspodAes {
             id: text(w, "id"),
             key: Secret::new(text(w, "key")),
         },
-        "dnspod-https" => ProviderAuth::DnspodHttps {
+        AuthKind::DnspodHttps => ProviderAuth::DnspodHttps {
             token: Secret::new(text(w, "token")),
         },
-        _ => return None,
     })
 }
 
