@@ -26,7 +26,7 @@ use jni::sys::{jboolean, jint, jlong, jstring, JNI_TRUE};
 use jni::JNIEnv;
 use linekit_core::engine::{LineKit, Report, RouteRequest};
 use linekit_core::line::headers::LineHeaders;
-use linekit_core::line::{Outcome, Protocol};
+use linekit_core::line::{Outcome, Protocol, Timings};
 use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -341,10 +341,12 @@ pub extern "system" fn Java_dev_linekit_internal_NativeFast_report<'l>(
             outcome,
             status,
             cost_ms: opt_ms(cost_ms).unwrap_or(0),
-            dns_ms: opt_ms(dns_ms),
-            connect_ms: opt_ms(connect_ms),
-            tls_ms: opt_ms(tls_ms),
-            ttfb_ms: opt_ms(ttfb_ms),
+            timings: Timings {
+                dns_ms: opt_ms(dns_ms),
+                connect_ms: opt_ms(connect_ms),
+                tls_ms: opt_ms(tls_ms),
+                ttfb_ms: opt_ms(ttfb_ms),
+            },
             version: v.as_deref(),
         });
         Ok(pack_verdict(outcome, status))

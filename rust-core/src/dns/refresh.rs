@@ -47,33 +47,8 @@ pub const MAX_ACTIVE: usize = 1_024;
 /// Most held-off hosts remembered; expired holds are pruned first.
 pub const MAX_HOLDS: usize = 4_096;
 
-/// Provider failure back-off: `base_ms` doubling per consecutive failure, capped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BackoffPolicy {
-    /// First period.
-    pub base_ms: u64,
-    /// Longest period.
-    pub cap_ms: u64,
-}
-
-impl Default for BackoffPolicy {
-    fn default() -> Self {
-        BackoffPolicy {
-            base_ms: 30_000,
-            cap_ms: 600_000,
-        }
-    }
-}
-
-impl BackoffPolicy {
-    /// The period after the `failures`-th consecutive failure (1-based).
-    pub fn period_ms(&self, failures: u32) -> u64 {
-        let shift = failures.saturating_sub(1).min(32);
-        self.base_ms
-            .saturating_mul(1u64 << shift)
-            .min(self.cap_ms.max(self.base_ms))
-    }
-}
+/// Provider failure back-off per consecutive failure of one provider.
+pub type BackoffPolicy = super::backoff::Backoff;
 
 /// One configured provider and its back-off state.
 #[derive(Debug, Clone)]
@@ -549,16 +524,6 @@ mod tests {
 
     fn net(g: u64) -> NetworkKey {
         NetworkKey::new(100, g)
-    }
-
-    #[test]
-    fn backoff_doubles_and_caps() {
-        let p = BackoffPolicy::default();
-        assert_eq!(p.period_ms(1), 30_000);
-        assert_eq!(p.period_ms(2), 60_000);
-        assert_eq!(p.period_ms(5), 480_000);
-        assert_eq!(p.period_ms(6), 600_000);
-        assert_eq!(p.period_ms(u32::MAX), 600_000);
     }
 
     #[test]

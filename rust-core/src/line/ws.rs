@@ -17,8 +17,7 @@ use super::outcome::Outcome;
 crate::wire_enum! {
     /// Why a WebSocket closed, as far as the app knows. Only `remote` drops can count
     /// against a line.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum CloseCause: "close_cause" {
+    pub enum CloseCause: "close_cause", default = Remote {
         /// The server or the path ended it (the default).
         Remote = "remote",
         /// The default network changed since the socket last heard from its server.
@@ -28,14 +27,6 @@ crate::wire_enum! {
         Background = "background",
         /// The app closed or cancelled it.
         Local = "local",
-    }
-}
-
-// `wire_enum!` variants take only docs, so the default cannot be a `#[default]` attribute.
-#[allow(clippy::derivable_impls)]
-impl Default for CloseCause {
-    fn default() -> Self {
-        CloseCause::Remote
     }
 }
 
