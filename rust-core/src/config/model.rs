@@ -88,6 +88,11 @@ pub struct Thresholds {
     /// urgent detect of its business line for two cooldowns. Later detects of the same
     /// incident use `detect_jitter_ms`, so a fleet-wide outage still spreads out.
     pub urgent_jitter_ms: u64,
+    /// For this long after a read-side fault on a line (a truncated body, a reset or a read
+    /// timeout), a probe success that does not verify a body (no `detect_expect_length`)
+    /// neither clears the fault nor restores the line's rank: a HEAD answer says nothing
+    /// of the bodies real traffic just found cut (0 = every probe success counts).
+    pub read_fault_hold_ms: u64,
 }
 
 impl Default for Thresholds {
@@ -110,6 +115,7 @@ impl Default for Thresholds {
             slow_switch_count: 3,
             slow_switch_ms: 3_000,
             urgent_jitter_ms: 1_000,
+            read_fault_hold_ms: 60_000,
         }
     }
 }

@@ -282,6 +282,7 @@ fn document(v: &Value, f: &mut Findings) -> Config {
             ("buffer_body_max_bytes", &mut th.buffer_body_max_bytes),
             ("slow_switch_ms", &mut th.slow_switch_ms),
             ("urgent_jitter_ms", &mut th.urgent_jitter_ms),
+            ("read_fault_hold_ms", &mut th.read_fault_hold_ms),
         ] {
             if let Some(n) = t.get(key).and_then(|v| w.u64(&join("thresholds", key), v)) {
                 *slot = n;

@@ -177,6 +177,7 @@ impl Inner {
         };
         let cost = now.saturating_sub(started_at);
         let state = self.state.load();
+        let hold_ms = state.topology.config.thresholds.read_fault_hold_ms;
         let mut breaker_change = None;
         if let Some(pool) = state.topology.biz_entry(biz).and_then(|b| b.pool(protocol)) {
             let mut pool = pool.lock();
@@ -184,7 +185,18 @@ impl Inner {
                 let before = pool.lines()[index].breaker.state(now);
                 // A failed expectation is a line fault whatever the status said.
                 let counted = if unexpected { None } else { status };
-                pool.record(now, index, outcome, counted, cost);
+                // A success that saw no body cannot vouch for a line that recently cut,
+                // reset or stalled a response: it leaves the line's fault and rank alone.
+                let held = !outcome.is_line_fault(counted)
+                    && !expect.verifies_body()
+                    && pool.read_fault_within(index, now, hold_ms);
+                if held {
+                    log::debug!(
+                        "linekit: probe of {biz}/{line} answered, but a recent read-side fault stands"
+                    );
+                } else {
+                    pool.record(now, index, outcome, counted, cost);
+                }
                 if let Some(v) = probe_version(&state.topology, biz, result) {
                     pool.observe_version(index, v);
                 }
@@ -291,6 +303,11 @@ impl ProbeExpectation {
             status: biz.detect_expect_status,
             length: biz.detect_expect_length,
         }
+    }
+
+    /// Whether a passing answer proves the line delivers whole bodies (an expected length).
+    pub(crate) fn verifies_body(&self) -> bool {
+        self.length.is_some()
     }
 
     /// Whether an answer with `status` and a body of `body_len` bytes meets the
