@@ -3,11 +3,14 @@
 //! install in lock-step). Each install runs the real [`DetectScheduler`]; the model counts
 //! the probes that reach the backup line per second of virtual time. No sockets, no sleeps.
 //!
-//! When installs do not know the backup yet, the failures are urgent triggers: the first
-//! detect of the incident waits only the short urgent jitter, so the whole fleet probes once
-//! in the first `urgent_jitter_ms` (the *onset*); every later detect uses the jitter that
-//! spans the cooldown. When they know it (the usual case), traffic moves without a probe
-//! and no detect is urgent. The result keeps the onset apart from the steady state.
+//! What an install knows of the backup decides how urgent its first detect is
+//! ([`Discovery`]): known fast (the usual case) — traffic moves without a probe and no detect
+//! is urgent; found by real traffic (a failed call retried on the backup) — the first detect
+//! takes the short urgent jitter but is deferred to the long one when it is due, since the
+//! backup is known by then; found only by probing (a slow primary, nothing known fast) —
+//! the whole fleet probes once within `urgent_jitter_ms` (the *onset*). Every later detect
+//! uses the jitter that spans the cooldown. The result keeps the onset apart from the
+//! steady state.
 
 use linekit_core::config::Thresholds;
 use linekit_core::detect::{DetectScheduler, Plan, Trigger};
@@ -26,9 +29,21 @@ pub struct FleetParams {
     pub request_interval_ms: u64,
     /// Scheduler thresholds (jitter, cooldown, budget).
     pub thresholds: Thresholds,
-    /// Whether installs already know the backup is fast (start-up probes, earlier traffic):
-    /// then traffic moves without a probe and the failures are not urgent triggers.
-    pub backup_known: bool,
+    /// How installs learn that the backup is fast.
+    pub discovery: Discovery,
+}
+
+/// How an install learns that the backup is fast.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Discovery {
+    /// Known before the outage (start-up probes, earlier traffic): the failures are not
+    /// urgent triggers.
+    Known,
+    /// Unknown at the onset; the first failed call is retried on the backup, which answers
+    /// fast, so it is known [`BACKUP_PROBE_MS`] after the install's first trigger.
+    RealTraffic,
+    /// Unknown until a probe of it answers (a slow primary: no call fails over).
+    ProbeOnly,
 }
 
 /// Probe traffic reaching the backup line.
@@ -78,6 +93,19 @@ pub fn simulate(p: &FleetParams) -> FleetResult {
     let end = p.outage_s * 1_000;
     let mut per_second = vec![0u64; p.outage_s as usize];
     let mut total = 0u64;
+    // When each install knows the backup is fast (`u64::MAX`: not yet).
+    let mut known_at: Vec<u64> = vec![
+        match p.discovery {
+            Discovery::Known => 0,
+            Discovery::RealTraffic => BACKUP_PROBE_MS,
+            Discovery::ProbeOnly => u64::MAX,
+        };
+        p.installs as usize
+    ];
+    let trigger = match p.discovery {
+        Discovery::ProbeOnly => Trigger::SlowRequest,
+        Discovery::Known | Discovery::RealTraffic => Trigger::ConsecutiveFailures,
+    };
     let mut heap: BinaryHeap<Reverse<(u64, u32, Event)>> = BinaryHeap::new();
     for i in 0..p.installs {
         heap.push(Reverse((0, i, Event::Trigger)));
@@ -87,16 +115,19 @@ pub fn simulate(p: &FleetParams) -> FleetResult {
             break;
         }
         let s = &mut schedulers[i as usize];
+        let known = t >= known_at[i as usize];
         match event {
             Event::Trigger => {
-                if let Plan::StartAt { at, token } =
-                    s.request_as(&biz, Trigger::ConsecutiveFailures, !p.backup_known, t)
-                {
+                if let Plan::StartAt { at, token } = s.request_as(&biz, trigger, !known, t) {
                     heap.push(Reverse((at, i, Event::Start(token))));
                 }
                 heap.push(Reverse((t + p.request_interval_ms, i, Event::Trigger)));
             }
             Event::Start(token) => {
+                if let Some(Plan::StartAt { at, token }) = s.defer_if_known(&biz, token, known, t) {
+                    heap.push(Reverse((at, i, Event::Start(token))));
+                    continue;
+                }
                 let Some(granted) = s.begin(&biz, token, 2, t) else {
                     continue;
                 };
@@ -109,6 +140,8 @@ pub fn simulate(p: &FleetParams) -> FleetResult {
                     total += 1;
                     if k == 0 {
                         per_second[(t / 1_000) as usize] += 1;
+                        let learned = &mut known_at[i as usize];
+                        *learned = (*learned).min(t + cost);
                     }
                     heap.push(Reverse((t + cost, i, Event::ProbeDone)));
                 }
@@ -157,14 +190,24 @@ pub fn linekit(installs: u32, outage_s: u64) -> FleetParams {
         outage_s,
         request_interval_ms: 10_000,
         thresholds: Thresholds::default(),
-        backup_known: true,
+        discovery: Discovery::Known,
     }
 }
 
-/// Linekit's defaults, installs that have no data on the backup (the worst case).
+/// Linekit's defaults, installs that have no data on the backup and learn it from their
+/// first failed call's retry.
+pub fn linekit_found_by_traffic(installs: u32, outage_s: u64) -> FleetParams {
+    FleetParams {
+        discovery: Discovery::RealTraffic,
+        ..linekit(installs, outage_s)
+    }
+}
+
+/// Linekit's defaults, installs that have no data on the backup and can learn it only by
+/// probing (the worst case).
 pub fn linekit_backup_unknown(installs: u32, outage_s: u64) -> FleetParams {
     FleetParams {
-        backup_known: false,
+        discovery: Discovery::ProbeOnly,
         ..linekit(installs, outage_s)
     }
 }

@@ -46,25 +46,28 @@ impl Inner {
         }
         let now = self.clock.now_ms();
         let plan = self.detect.lock().request_as(biz, trigger, urgent, now);
-        match plan {
-            Plan::StartAt { at, token } => {
-                let weak = Arc::downgrade(self);
-                let name = biz.clone();
-                let scheduled = self.runtime.schedule_at(
-                    at,
-                    Box::new(move || {
-                        if let Some(inner) = weak.upgrade() {
-                            inner.run_detect(&name, token, trigger);
-                        }
-                    }),
-                );
-                if scheduled.is_none() {
-                    self.detect.lock().abandon(biz);
+        self.schedule_detect(biz, trigger, plan)
+    }
+
+    /// Puts a `StartAt` plan on the runtime; whether a detect is now scheduled.
+    fn schedule_detect(self: &Arc<Self>, biz: &Arc<str>, trigger: Trigger, plan: Plan) -> bool {
+        let Plan::StartAt { at, token } = plan else {
+            return false;
+        };
+        let weak = Arc::downgrade(self);
+        let name = biz.clone();
+        let scheduled = self.runtime.schedule_at(
+            at,
+            Box::new(move || {
+                if let Some(inner) = weak.upgrade() {
+                    inner.run_detect(&name, token, trigger);
                 }
-                scheduled.is_some()
-            }
-            Plan::InFlight | Plan::CoolingDown { .. } => false,
+            }),
+        );
+        if scheduled.is_none() {
+            self.detect.lock().abandon(biz);
         }
+        scheduled.is_some()
     }
 
     /// Probes the lines of `biz` that admit a probe (closed, or half-open as their single
@@ -76,6 +79,19 @@ impl Inner {
             self.detect.lock().abandon(biz);
             return;
         };
+        let fast_known = [Protocol::Http, Protocol::Ws].iter().any(|p| {
+            entry
+                .pool(*p)
+                .is_some_and(|pool| pool.lock().knows_fast_line(now))
+        });
+        let deferred = self
+            .detect
+            .lock()
+            .defer_if_known(biz, token, fast_known, now);
+        if let Some(plan) = deferred {
+            self.schedule_detect(biz, trigger, plan);
+            return;
+        }
         let mut candidates: Vec<(Protocol, usize)> = Vec::new();
         for protocol in [Protocol::Http, Protocol::Ws] {
             if let Some(pool) = entry.pool(protocol) {
