@@ -2,8 +2,8 @@
 //! primary line; prints probe QPS on the backup line with Linekit's jitter + cooldown +
 //! budget against the same cooldown in lock-step, as one JSON document: the whole outage,
 //! its first second, its onset (the short urgent jitter) and the steady state after one
-//! cooldown + jitter; for installs that know the backup, learn it from a failed call's
-//! retry, or can learn it only by probing (with a sweep of `urgent_jitter_ms` for that one).
+//! cooldown + jitter; for installs that know the backup and for installs that can learn it
+//! only by probing (with a sweep of `urgent_jitter_ms` for those).
 
 #[path = "fleet_model.rs"]
 mod fleet_model;
@@ -16,8 +16,6 @@ fn main() {
     let outage_s = 30 * 60;
     let started = std::time::Instant::now();
     let ours = fleet_model::simulate(&fleet_model::linekit(installs, outage_s));
-    let by_traffic =
-        fleet_model::simulate(&fleet_model::linekit_found_by_traffic(installs, outage_s));
     let unknown = fleet_model::simulate(&fleet_model::linekit_backup_unknown(installs, outage_s));
     // The worst case against the width of the short urgent jitter.
     let sweep: Vec<serde_json::Value> = [1_000u64, 5_000, 10_000, 15_000, 20_000, 25_000]
@@ -56,7 +54,6 @@ fn main() {
             "installs": installs,
             "outage_s": outage_s,
             "linekit": summary(&ours),
-            "linekit_found_by_traffic": summary(&by_traffic),
             "linekit_backup_unknown": summary(&unknown),
             "backup_unknown_by_urgent_jitter": sweep,
             "lock_step": summary(&naive),

@@ -5,12 +5,9 @@
 //!
 //! What an install knows of the backup decides how urgent its first detect is
 //! ([`Discovery`]): known fast (the usual case) — traffic moves without a probe and no detect
-//! is urgent; found by real traffic (a failed call retried on the backup) — the first detect
-//! takes the short urgent jitter but is deferred to the long one when it is due, since the
-//! backup is known by then; found only by probing (a slow primary, nothing known fast) —
-//! the whole fleet probes once within `urgent_jitter_ms` (the *onset*). Every later detect
-//! uses the jitter that spans the cooldown. The result keeps the onset apart from the
-//! steady state.
+//! is urgent; found only by probing (nothing known fast) — the whole fleet probes once
+//! within `urgent_jitter_ms` (the *onset*). Every later detect uses the jitter that spans
+//! the cooldown. The result keeps the onset apart from the steady state.
 
 use linekit_core::config::Thresholds;
 use linekit_core::detect::{DetectScheduler, Plan, Trigger};
@@ -39,10 +36,7 @@ pub enum Discovery {
     /// Known before the outage (start-up probes, earlier traffic): the failures are not
     /// urgent triggers.
     Known,
-    /// Unknown at the onset; the first failed call is retried on the backup, which answers
-    /// fast, so it is known [`BACKUP_PROBE_MS`] after the install's first trigger.
-    RealTraffic,
-    /// Unknown until a probe of it answers (a slow primary: no call fails over).
+    /// Unknown until a probe of it answers: the failures are urgent triggers.
     ProbeOnly,
 }
 
@@ -97,15 +91,10 @@ pub fn simulate(p: &FleetParams) -> FleetResult {
     let mut known_at: Vec<u64> = vec![
         match p.discovery {
             Discovery::Known => 0,
-            Discovery::RealTraffic => BACKUP_PROBE_MS,
             Discovery::ProbeOnly => u64::MAX,
         };
         p.installs as usize
     ];
-    let trigger = match p.discovery {
-        Discovery::ProbeOnly => Trigger::SlowRequest,
-        Discovery::Known | Discovery::RealTraffic => Trigger::ConsecutiveFailures,
-    };
     let mut heap: BinaryHeap<Reverse<(u64, u32, Event)>> = BinaryHeap::new();
     for i in 0..p.installs {
         heap.push(Reverse((0, i, Event::Trigger)));
@@ -118,16 +107,14 @@ pub fn simulate(p: &FleetParams) -> FleetResult {
         let known = t >= known_at[i as usize];
         match event {
             Event::Trigger => {
-                if let Plan::StartAt { at, token } = s.request_as(&biz, trigger, !known, t) {
+                if let Plan::StartAt { at, token } =
+                    s.request_as(&biz, Trigger::ConsecutiveFailures, !known, t)
+                {
                     heap.push(Reverse((at, i, Event::Start(token))));
                 }
                 heap.push(Reverse((t + p.request_interval_ms, i, Event::Trigger)));
             }
             Event::Start(token) => {
-                if let Some(Plan::StartAt { at, token }) = s.defer_if_known(&biz, token, known, t) {
-                    heap.push(Reverse((at, i, Event::Start(token))));
-                    continue;
-                }
                 let Some(granted) = s.begin(&biz, token, 2, t) else {
                     continue;
                 };
@@ -191,15 +178,6 @@ pub fn linekit(installs: u32, outage_s: u64) -> FleetParams {
         request_interval_ms: 10_000,
         thresholds: Thresholds::default(),
         discovery: Discovery::Known,
-    }
-}
-
-/// Linekit's defaults, installs that have no data on the backup and learn it from their
-/// first failed call's retry.
-pub fn linekit_found_by_traffic(installs: u32, outage_s: u64) -> FleetParams {
-    FleetParams {
-        discovery: Discovery::RealTraffic,
-        ..linekit(installs, outage_s)
     }
 }
 

@@ -86,9 +86,9 @@ pub struct Thresholds {
     /// Upper bound of the random delay before an urgent detect (slow requests, consecutive
     /// failures, WebSocket handshake failures, with no line known to be fast) that opens an
     /// incident, i.e. is the first urgent detect of its business line for two cooldowns.
-    /// Later detects of the same incident, and one whose pool learned a fast line before it
-    /// started, use `detect_jitter_ms`. Wide enough to spread a fleet that must discover its
-    /// lines at the same instant over several seconds, short against the cooldown.
+    /// Later detects of the same incident use `detect_jitter_ms`. Wide enough to spread a
+    /// fleet that must discover its lines at the same instant over several seconds, short
+    /// against the cooldown.
     pub urgent_jitter_ms: u64,
     /// For this long after a read-side fault on a line (a truncated body, a reset or a read
     /// timeout), a probe success that does not verify a body (no `detect_expect_length`)

@@ -17,15 +17,12 @@
 //!   and pulls any scheduled non-urgent detect forward: a user waiting on a slow or broken
 //!   line does not wait for a delay that spans the cooldown — unless the pool already knows
 //!   a fast line to move to, when the move needs no probe and the trigger counts as
-//!   ordinary (so a fleet that knows its backup does not stampede it). The knowledge is
-//!   checked again when the detect is due: if real traffic found a fast line meanwhile
-//!   (a failed call retried on the next line), the detect is deferred to the long jitter
-//!   ([`DetectScheduler::defer_if_known`]). So only installs that must *discover* a line
-//!   by probing — a slow line, nothing known fast — take the short jitter, which is wide
-//!   enough (10 s by default, a third of the cooldown) to spread a fleet that shares the
-//!   onset over several seconds. Every later urgent detect of the same incident uses the
-//!   long jitter again, so a fleet that shares a long outage still spreads its probes (a
-//!   bounded rise at the onset, then the flat rate; see the fleet simulation);
+//!   ordinary (so a fleet that knows its backup does not stampede it). So only installs
+//!   that must *discover* a line by probing take the short jitter, which is wide enough
+//!   (10 s by default, a third of the cooldown) to spread a fleet that shares the onset
+//!   over several seconds. Every later urgent detect of the same incident uses the long
+//!   jitter again, so a fleet that shares a long outage still spreads its probes (a bounded
+//!   rise at the onset, then the flat rate; see the fleet simulation);
 //! - **budget**: a global [`ProbeBudget`] caps probes per minute per install; a detect
 //!   that gets fewer tokens than lines probes only that many (the most useful first).
 //!
@@ -116,8 +113,6 @@ struct Scheduled {
     trigger: Trigger,
     /// Asked for by an urgent trigger.
     urgent: bool,
-    /// It opened an incident, so it waits only the short urgent jitter.
-    short: bool,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -236,49 +231,9 @@ impl DetectScheduler {
             token,
             trigger,
             urgent,
-            short: opens_incident,
         });
         self.next_token += 1;
         Plan::StartAt { at, token }
-    }
-
-    /// Called when the scheduled detect `token` is due, with whether the pool now knows a
-    /// fast line to move to. A detect that took the short urgent jitter because nothing
-    /// was known fast, and meanwhile real traffic found a fast line (the call's own retry
-    /// on the next line, the demoted line's successor), no longer needs to hurry: it is
-    /// deferred to the long jitter and counts as ordinary (a fleet whose traffic has
-    /// already moved then probes spread out instead of in one burst). Returns the new plan
-    /// (its token replaces the old one), or `None` to start now with [`Self::begin`].
-    pub fn defer_if_known(
-        &mut self,
-        biz: &Arc<str>,
-        token: u64,
-        fast_known: bool,
-        now_ms: u64,
-    ) -> Option<Plan> {
-        if !fast_known {
-            return None;
-        }
-        let jitter = if self.jitter_ms == 0 {
-            0
-        } else {
-            self.rng.u64(0..=self.jitter_ms)
-        };
-        let state = self.biz.get_mut(biz)?;
-        let s = state
-            .scheduled
-            .as_mut()
-            .filter(|s| s.token == token && s.short)?;
-        let token = self.next_token;
-        self.next_token += 1;
-        *s = Scheduled {
-            at: now_ms.saturating_add(jitter),
-            token,
-            urgent: false,
-            short: false,
-            ..*s
-        };
-        Some(Plan::StartAt { at: s.at, token })
     }
 
     /// Starts the scheduled detect `token` that wants `wanted` probes; returns how many
@@ -465,50 +420,5 @@ mod tests {
             })
             .collect();
         assert!(spread.iter().any(|j| *j > 5_000), "{spread:?}");
-    }
-
-    #[test]
-    fn a_short_urgent_detect_is_deferred_once_a_fast_line_is_known() {
-        let biz: Arc<str> = Arc::from("spot");
-        let t = Thresholds {
-            detect_jitter_ms: 30_000,
-            urgent_jitter_ms: 10_000,
-            ..thresholds()
-        };
-        let mut s = DetectScheduler::new(&t, 3, 0);
-        let Plan::StartAt { at, token } = s.request(&biz, Trigger::ConsecutiveFailures, 0) else {
-            panic!("the urgent trigger schedules")
-        };
-        assert!(at <= 10_000, "{at}");
-        assert_eq!(
-            s.defer_if_known(&biz, token, false, at),
-            None,
-            "nothing known: start"
-        );
-        let Some(Plan::StartAt {
-            at: later,
-            token: deferred,
-        }) = s.defer_if_known(&biz, token, true, at)
-        else {
-            panic!("a fast line became known: deferred")
-        };
-        assert!((at..=at + 30_000).contains(&later), "{later}");
-        assert_eq!(s.begin(&biz, token, 1, at), None, "the old token is stale");
-        assert_eq!(s.defer_if_known(&biz, deferred, true, later), None, "once");
-        assert_eq!(s.begin(&biz, deferred, 1, later), Some(1));
-        s.probe_finished(&biz);
-        // It ran as an ordinary detect: the next urgent trigger still opens an incident.
-        let after = later + 31_000;
-        let Plan::StartAt { at: next, .. } = s.request(&biz, Trigger::SlowRequest, after) else {
-            panic!()
-        };
-        assert!(next - after <= 10_000, "{}", next - after);
-        // An ordinary detect is never deferred.
-        let other: Arc<str> = Arc::from("other");
-        let Plan::StartAt { token, .. } = s.request_as(&other, Trigger::SlowRequest, false, 0)
-        else {
-            panic!()
-        };
-        assert_eq!(s.defer_if_known(&other, token, true, 0), None);
     }
 }

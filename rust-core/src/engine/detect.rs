@@ -79,19 +79,6 @@ impl Inner {
             self.detect.lock().abandon(biz);
             return;
         };
-        let fast_known = [Protocol::Http, Protocol::Ws].iter().any(|p| {
-            entry
-                .pool(*p)
-                .is_some_and(|pool| pool.lock().knows_fast_line(now))
-        });
-        let deferred = self
-            .detect
-            .lock()
-            .defer_if_known(biz, token, fast_known, now);
-        if let Some(plan) = deferred {
-            self.schedule_detect(biz, trigger, plan);
-            return;
-        }
         let mut candidates: Vec<(Protocol, usize)> = Vec::new();
         for protocol in [Protocol::Http, Protocol::Ws] {
             if let Some(pool) = entry.pool(protocol) {

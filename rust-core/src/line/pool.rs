@@ -519,14 +519,6 @@ impl LinePool {
             .any(|(i, l)| i != index && self.slow.is_known_fast(l, now_ms))
     }
 
-    /// Whether any line is known to be fast ([`SlowRule::is_known_fast`]; a slow or
-    /// faulted line never is).
-    pub fn knows_fast_line(&self, now_ms: u64) -> bool {
-        self.lines
-            .iter()
-            .any(|l| self.slow.is_known_fast(l, now_ms))
-    }
-
     /// Whether line `index` had a read-side fault less than `hold_ms` before `now_ms`.
     pub fn read_fault_within(&self, index: usize, now_ms: u64, hold_ms: u64) -> bool {
         self.lines
