@@ -347,6 +347,7 @@ fn document(v: &Value, f: &mut Findings) -> Config {
                 timeout_ms, slow_request_ms, detect_cooldown_ms, switch_interval_ms, window_ms,
                 open_cooldown_ms, revive_interval_ms, detect_jitter_ms, startup_detect_delay_ms,
                 ws_stable_ms, buffer_body_max_bytes, slow_switch_ms, urgent_jitter_ms,
+                read_fault_hold_ms,
             },
             U32 { failure_threshold, max_retries, probe_budget_per_min, slow_switch_count },
         );

@@ -417,8 +417,8 @@ impl Refresher {
 
 /// Builds the query for `hosts` at `stage` of a provider with `format` at `base` (see
 /// `docs/config.md#httpdns-providers`): `aliyun` `?host=H`, `aliyun-batch` `?host=a,b`, `dnspod` `?dn=H`,
-/// `doh-json` `?name=H&type=A|AAAA`, `doh-wire` `?dns=<base64url>` with
-/// `accept: application/dns-message`. Host names must already be valid DNS names (they
+/// `doh-json` `?name=H&type=A|AAAA` with `accept: application/dns-json`, `doh-wire`
+/// `?dns=<base64url>` with `accept: application/dns-message`. Host names must already be valid DNS names (they
 /// need no escaping). `None` when the format is not compiled in or the name cannot be
 /// encoded.
 pub fn build_query(
@@ -442,14 +442,20 @@ pub fn build_query(
             Some(get(format!("host={}", list.join(","))))
         }
         ProviderFormat::Dnspod => Some(get(format!("dn={first}"))),
-        ProviderFormat::DohJson => Some(get(format!("name={first}&type={rtype}"))),
-        ProviderFormat::DohWire => wire_query(first, stage).map(|q| {
-            let mut q = get(format!("dns={q}"));
-            q.headers
-                .push(("accept".to_string(), "application/dns-message".to_string()));
-            q
-        }),
+        ProviderFormat::DohJson => Some(accept(
+            get(format!("name={first}&type={rtype}")),
+            "application/dns-json",
+        )),
+        ProviderFormat::DohWire => wire_query(first, stage)
+            .map(|q| accept(get(format!("dns={q}")), "application/dns-message")),
     }
+}
+
+/// `q` asking for the media type `media` (DoH servers that serve both formats on one
+/// path choose by it).
+fn accept(mut q: Query, media: &str) -> Query {
+    q.headers.push(("accept".to_string(), media.to_string()));
+    q
 }
 
 /// [`build_query`] for a provider that may authenticate: with `auth` the query carries the
@@ -620,6 +626,12 @@ mod tests {
         assert_eq!(
             q(ProviderFormat::DohJson, "https://x/resolve", Stage::Aaaa),
             "https://x/resolve?name=a.example.com&type=AAAA"
+        );
+        let json = build_query(ProviderFormat::DohJson, "https://x/resolve", &h, Stage::A);
+        assert_eq!(
+            json.unwrap().headers,
+            vec![("accept".to_string(), "application/dns-json".to_string())],
+            "servers that serve both formats on one path choose by the accept header"
         );
     }
 

@@ -85,6 +85,16 @@ impl Outcome {
         }
     }
 
+    /// A failure after the request was sent, while the response was being read (stall,
+    /// reset, cut-off body). A body-less probe cannot see these, so its success does not
+    /// clear them for a while (`read_fault_hold_ms`).
+    pub fn is_read_side(self) -> bool {
+        matches!(
+            self,
+            Outcome::ReadTimeout | Outcome::ConnectionReset | Outcome::Truncated
+        )
+    }
+
     /// Maps an HTTP status to an outcome (`ok` below 400).
     pub fn from_status(status: u16) -> Outcome {
         match status {
