@@ -12,10 +12,8 @@ import okhttp3.OkHttpClient
 import okhttp3.Request
 import java.io.IOException
 import java.io.InterruptedIOException
-import java.net.ConnectException
 import java.net.InetAddress
 import java.net.InetSocketAddress
-import java.net.NoRouteToHostException
 import java.net.Socket
 import java.net.SocketTimeoutException
 import java.net.UnknownHostException
@@ -29,7 +27,6 @@ import java.util.concurrent.TimeoutException
 import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicReference
 import javax.net.ssl.SNIHostName
-import javax.net.ssl.SSLException
 import javax.net.ssl.SSLSocket
 
 /**
@@ -195,7 +192,7 @@ internal class DiagnosisRunner(private val client: () -> OkHttpClient) {
             try {
                 socket.connect(InetSocketAddress(InetAddress.getByName(addr), line.port.toInt()), timeoutOf(deadline))
             } catch (e: IOException) {
-                return AddressCheck(line.key, addr, null, code(e, connecting = true), null, null)
+                return AddressCheck(line.key, addr, null, FailureClassifier.diagnosisCode(e, connecting = true), null, null)
             }
             val tcpMs = ms(t0).toULong()
             if (!line.tls) return AddressCheck(line.key, addr, tcpMs, null, null, null)
@@ -214,7 +211,7 @@ internal class DiagnosisRunner(private val client: () -> OkHttpClient) {
                     AddressCheck(line.key, addr, tcpMs, null, ms(t1).toULong(), null)
                 }
             } catch (e: IOException) {
-                AddressCheck(line.key, addr, tcpMs, null, null, code(e, connecting = false))
+                AddressCheck(line.key, addr, tcpMs, null, null, FailureClassifier.diagnosisCode(e, connecting = false))
             }
         } finally {
             try {
@@ -256,14 +253,5 @@ internal class DiagnosisRunner(private val client: () -> OkHttpClient) {
 
         /** Addresses tried per line (system and HTTPDNS answers together). */
         const val MAX_ADDRESSES = 8
-
-        /** A failure code for a socket-level exception (class name only, never its message). */
-        fun code(e: IOException, connecting: Boolean): String = when {
-            e is SSLException -> "tls_failure (${e.javaClass.simpleName})"
-            e is ConnectException -> "connect_refused"
-            e is NoRouteToHostException -> "no_route"
-            e is SocketTimeoutException -> if (connecting) "connect_timeout" else "tls_timeout"
-            else -> "io_error (${e.javaClass.simpleName})"
-        }
     }
 }
