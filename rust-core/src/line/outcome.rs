@@ -5,6 +5,7 @@ use std::str::FromStr;
 
 /// The protocol a pool serves; each business line has one pool per protocol.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum Protocol {
     /// Request/response HTTP(S).
     Http,

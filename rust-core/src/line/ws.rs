@@ -41,6 +41,7 @@ impl Default for CloseCause {
 
 /// One WebSocket lifecycle event on a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum WsEvent {
     /// The handshake completed (`onOpen`).
     Open {
