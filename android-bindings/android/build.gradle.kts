@@ -190,6 +190,8 @@ android {
     testOptions {
         unitTests.isIncludeAndroidResources = true
     }
+    // Test helpers the unit tests share with the host-JVM suite (pom.xml: src/hostTest).
+    sourceSets.getByName("test").kotlin.srcDir("src/testSupport/kotlin")
     buildTypes {
         release {
             isMinifyEnabled = false // a library: the app's R8 applies consumer-rules.pro
@@ -216,7 +218,6 @@ kotlin {
 // .SourceDirectories.addGeneratedSourceDirectory, AGP 8+ and 9): the task dependency comes with
 // the directory, for every consumer of the source type. `-Plinekit.jniLibs=DIR` packages .so
 // files built elsewhere (DIR/<abi>/liblinekit.so) instead of running cargo-ndk.
-val testSupportDir: String = layout.projectDirectory.dir("src/testSupport/kotlin").asFile.path
 val prebuiltJniLibs: String? = providers.gradleProperty("linekit.jniLibs").orNull?.let { file(it).path }
 androidComponents {
     onVariants { variant ->
@@ -226,8 +227,6 @@ androidComponents {
             variant.sources.jniLibs?.addGeneratedSourceDirectory(cargoNdk, CargoNdkBuild::outputDir)
         }
         variant.sources.kotlin?.addGeneratedSourceDirectory(uniffiBindings, UniffiBindings::outputDir)
-        // Test helpers the unit tests share with the host-JVM suite (pom.xml: src/hostTest).
-        variant.unitTest?.sources?.kotlin?.addStaticSourceDirectory(testSupportDir)
     }
 }
 
