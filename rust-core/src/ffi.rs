@@ -69,6 +69,10 @@ mod tests {
         );
         let unknown = u8::try_from(CloseCause::ALL.len()).unwrap();
         let err = <CloseCause as Lift<crate::UniFfiTag>>::try_lift(unknown).unwrap_err();
-        assert!(err.to_string().contains("close_cause"), "{err}");
+        let why = format!("{err:#}");
+        assert!(
+            why.contains(&format!("unknown close_cause code {unknown}")),
+            "{why}"
+        );
     }
 }
