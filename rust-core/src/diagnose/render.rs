@@ -22,6 +22,7 @@ const MAX_DETAIL: usize = 80;
 
 /// The rendered report.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Rendered {
     /// One JSON document.
     pub json: String,
@@ -119,7 +120,7 @@ fn line_result(plan: &DiagnosisPlan, line: &LinePlan, obs: &Observations) -> Lin
             "no network".to_string(),
         )
     } else if !line.probe_allowed {
-        let why = line.probe_skipped.unwrap_or("probe_budget");
+        let why = line.probe_skipped.as_deref().unwrap_or("probe_budget");
         (
             json!({ "skipped": why }),
             false,

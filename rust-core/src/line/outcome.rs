@@ -3,6 +3,7 @@
 crate::wire_enum! {
     /// The protocol a pool serves; each business line has one pool per protocol.
     #[derive(PartialOrd, Ord)]
+    #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
     pub enum Protocol: "protocol", listing = Or {
         /// Request/response HTTP(S).
         Http = "http",

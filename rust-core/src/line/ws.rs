@@ -32,6 +32,7 @@ crate::wire_enum! {
 
 /// One WebSocket lifecycle event on a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum WsEvent {
     /// The handshake completed (`onOpen`).
     Open {

@@ -114,6 +114,24 @@ class LineKitApiTest : TwoLineServers() {
     }
 
     @Test
+    fun `the diagnosis names socket failures with the classifier's outcomes`() {
+        val connecting = mapOf<Throwable, String>(
+            ConnectException("x") to "connect_refused",
+            NoRouteToHostException("x") to "no_route",
+            SocketTimeoutException("x") to "connect_timeout",
+            java.net.SocketException("Connection reset") to "connect_refused",
+        )
+        val handshaking = mapOf<Throwable, String>(
+            SSLHandshakeException("secret detail") to "tls_failure (SSLHandshakeException)",
+            SocketTimeoutException("x") to "tls_timeout",
+            java.net.SocketException("Connection reset") to "connection_reset",
+            java.io.EOFException("x") to "truncated",
+        )
+        for ((e, code) in connecting) assertEquals(code, FailureClassifier.diagnosisCode(e, connecting = true), "$e")
+        for ((e, code) in handshaking) assertEquals(code, FailureClassifier.diagnosisCode(e, connecting = false), "$e")
+    }
+
+    @Test
     fun `every generated enum matches the loaded library, variant by variant and in code order`() {
         val native = dev.linekit.internal.NativeFast.vocabulary().lines().filter { it.isNotEmpty() }
             .map { it.split('\t') }

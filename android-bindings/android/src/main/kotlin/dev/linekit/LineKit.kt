@@ -162,11 +162,11 @@ class LineKit private constructor(
      * Reports a WebSocket lifecycle event on a `ws` line and returns the outcome the core
      * attributed to it (null when it says nothing about the line, or the engine is closed).
      */
-    internal fun reportWs(biz: String, line: String, event: dev.linekit.ffi.WsEvent): AttemptOutcome? =
+    internal fun reportWs(biz: String, line: String, event: dev.linekit.ffi.core.WsEvent): AttemptOutcome? =
         opened { native.reportWs(biz, line, event) }?.let { AttemptOutcome.fromCode(it.toInt()) }
 
     /** The outcome the core would attribute to [event], without recording it. */
-    internal fun wsEventOutcome(event: dev.linekit.ffi.WsEvent): AttemptOutcome? =
+    internal fun wsEventOutcome(event: dev.linekit.ffi.core.WsEvent): AttemptOutcome? =
         opened { native.wsEventOutcome(event) }?.let { AttemptOutcome.fromCode(it.toInt()) }
 
     /** `thresholds.ws_stable_ms` in force (the last value read, once closed). */

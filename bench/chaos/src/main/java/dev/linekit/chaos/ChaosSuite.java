@@ -1,5 +1,6 @@
 package dev.linekit.chaos;
 
+import com.fasterxml.jackson.jr.ob.JSON;
 import dev.linekit.LineKit;
 import dev.linekit.LineKitDns;
 import dev.linekit.OkHttpClientsKt;
@@ -178,7 +179,7 @@ public final class ChaosSuite {
       failed |= "fail".equals(r.get("status"));
       System.out.println(row(r));
     }
-    Files.writeString(Path.of(args.get("--out")), Json.write(Map.of(
+    Files.writeString(Path.of(args.get("--out")), JSON.std.asString(Map.of(
         "suite", "chaos", "warm_ms", WARM_MS, "fault_ms", FAULT_MS,
         "client", Map.of("get_threads", GET_THREADS, "get_interval_ms", 20, "post_interval_ms", 100,
             "connect_timeout_ms", CONNECT_MS, "read_timeout_ms", READ_MS,

@@ -28,7 +28,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * The CPU cost Linekit adds to one request, without the network: the interceptor (route,
  * URL rewrite, tag, report) plus the listener events of a pooled-connection exchange,
  * over a chain that answers at once. {@code baseline} is the same chain without Linekit.
- * Compare the difference with {@link InterceptorBench#plainLoopback}.
+ * Compare the difference with {@link InterceptorBench} ({@code client=plain}).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
