@@ -347,6 +347,7 @@ class LineKit private constructor(
                 }
             }
             val chosen: HttpTransport? = owned ?: transport
+            dev.linekit.internal.UniffiWarmUp.await()
             val native = try {
                 if (!fallbackOnInvalidConfig) LineKitConfigException.check(configJson, sealed, sealedKey)
                 NativeLineKit(configJson, sealed, sealedKey, storageDir?.absolutePath, sink, chosen)
