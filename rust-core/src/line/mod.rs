@@ -10,6 +10,7 @@ pub mod headers;
 pub mod outcome;
 pub mod pool;
 pub mod rank;
+pub mod replay;
 pub mod router;
 pub mod stats;
 pub mod timings;
