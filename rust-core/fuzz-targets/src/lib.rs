@@ -36,56 +36,27 @@ pub struct Target {
     pub run: fn(&[u8]),
 }
 
+impl Target {
+    /// The target `name` running `run`.
+    pub const fn new(name: &'static str, run: fn(&[u8])) -> Self {
+        Target { name, run }
+    }
+}
+
 /// Every target, by name.
 pub const TARGETS: &[Target] = &[
-    Target {
-        name: "aliyun",
-        run: |d| provider(ProviderFormat::Aliyun, d),
-    },
-    Target {
-        name: "aliyun_batch",
-        run: |d| provider(ProviderFormat::AliyunBatch, d),
-    },
-    Target {
-        name: "dnspod",
-        run: |d| provider(ProviderFormat::Dnspod, d),
-    },
-    Target {
-        name: "doh_json",
-        run: |d| provider(ProviderFormat::DohJson, d),
-    },
-    Target {
-        name: "doh_wire",
-        run: |d| provider(ProviderFormat::DohWire, d),
-    },
-    Target {
-        name: "parse_config",
-        run: parse_config,
-    },
-    Target {
-        name: "replay_scenario",
-        run: replay_scenario,
-    },
-    Target {
-        name: "state_file",
-        run: state_file,
-    },
-    Target {
-        name: "jni_pack",
-        run: jni_pack,
-    },
-    Target {
-        name: "config_envelope",
-        run: config_envelope,
-    },
-    Target {
-        name: "dnspod_des",
-        run: |d| encrypted(false, d),
-    },
-    Target {
-        name: "dnspod_aes",
-        run: |d| encrypted(true, d),
-    },
+    Target::new("aliyun", |d| provider(ProviderFormat::Aliyun, d)),
+    Target::new("aliyun_batch", |d| provider(ProviderFormat::AliyunBatch, d)),
+    Target::new("dnspod", |d| provider(ProviderFormat::Dnspod, d)),
+    Target::new("doh_json", |d| provider(ProviderFormat::DohJson, d)),
+    Target::new("doh_wire", |d| provider(ProviderFormat::DohWire, d)),
+    Target::new("parse_config", parse_config),
+    Target::new("replay_scenario", replay_scenario),
+    Target::new("state_file", state_file),
+    Target::new("jni_pack", jni_pack),
+    Target::new("config_envelope", config_envelope),
+    Target::new("dnspod_des", |d| encrypted(false, d)),
+    Target::new("dnspod_aes", |d| encrypted(true, d)),
 ];
 
 /// Config parsing and validation; a config that validates must also build an engine
