@@ -45,6 +45,16 @@ fn addresses_at(lines: &[Value], host: &str, at: u64) -> Vec<String> {
     lookup_at(lines, host, at).0
 }
 
+/// Asserts the addresses the lookup of `host` at `at` returned.
+#[track_caller]
+fn assert_addresses(lines: &[Value], host: &str, at: u64, want: &[&str]) {
+    assert_eq!(
+        addresses_at(lines, host, at),
+        want,
+        "lookup of {host} at {at}"
+    );
+}
+
 /// Where the lookup of `host` at `at` was answered from.
 fn source_at(lines: &[Value], host: &str, at: u64) -> String {
     lookup_at(lines, host, at).1
@@ -97,10 +107,7 @@ fn refresh_ahead_serves_the_old_record_until_the_new_one_lands() {
         "a refresh starts at refresh_at, not before"
     );
     for at in [30_000, 30_100, 31_000] {
-        assert_eq!(
-            addresses_at(&lines, "api.example.com", at),
-            strs(&["47.246.1.10"])
-        );
+        assert_addresses(&lines, "api.example.com", at, &["47.246.1.10"]);
     }
     assert_eq!(
         addresses_at(&lines, "api.example.com", 32_001),
@@ -108,10 +115,7 @@ fn refresh_ahead_serves_the_old_record_until_the_new_one_lands() {
         "the new record replaces the old one when it lands"
     );
     // The 503 of the third refresh leaves the record in place until it expires.
-    assert_eq!(
-        addresses_at(&lines, "api.example.com", 91_999),
-        strs(&["47.246.1.20"])
-    );
+    assert_addresses(&lines, "api.example.com", 91_999, &["47.246.1.20"]);
     assert_eq!(source_at(&lines, "api.example.com", 92_000), "system");
 }
 
@@ -124,17 +128,11 @@ fn an_answer_for_a_previous_network_is_dropped() {
     let (addrs, source) = lookup_at(&lines, "api.example.com", 200);
     assert_eq!((addrs.len(), source.as_str()), (0, "system"));
     assert_eq!(q[1].0, 200, "the new network asks for itself");
-    assert_eq!(
-        addresses_at(&lines, "api.example.com", 400),
-        strs(&["47.246.1.20"])
-    );
+    assert_addresses(&lines, "api.example.com", 400, &["47.246.1.20"]);
     // Back on 100: the dropped answer was not stored there either.
     assert_eq!(source_at(&lines, "api.example.com", 600), "system");
     // Back on 200: its own record is reused.
-    assert_eq!(
-        addresses_at(&lines, "api.example.com", 800),
-        strs(&["47.246.1.20"])
-    );
+    assert_addresses(&lines, "api.example.com", 800, &["47.246.1.20"]);
 }
 
 #[test]
@@ -160,14 +158,13 @@ fn providers_fail_over_and_back_off() {
         "error → second provider; the next refresh starts at the second provider while the \
          first backs off; a timeout (deadline 3 s) fails over to the one left"
     );
-    assert_eq!(
-        addresses_at(&lines, "api.example.com", 300),
-        strs(&["47.246.1.10", "47.246.1.11"])
+    assert_addresses(
+        &lines,
+        "api.example.com",
+        300,
+        &["47.246.1.10", "47.246.1.11"],
     );
-    assert_eq!(
-        addresses_at(&lines, "img.example.com", 5_200),
-        strs(&["47.246.2.10"])
-    );
+    assert_addresses(&lines, "img.example.com", 5_200, &["47.246.2.10"]);
 }
 
 #[test]
@@ -180,9 +177,11 @@ fn due_hosts_share_one_batch_query_and_are_pre_resolved() {
     assert_eq!(q[1].0, 2_000, "pre-resolve after validation");
     assert_eq!(q[1].2, all);
     assert_eq!(q.len(), 2, "c, missing from the first answer, is held off");
-    assert_eq!(
-        addresses_at(&lines, "b.example.com", 200),
-        strs(&["2408:4003::2", "47.246.1.2"])
+    assert_addresses(
+        &lines,
+        "b.example.com",
+        200,
+        &["2408:4003::2", "47.246.1.2"],
     );
     assert_eq!(source_at(&lines, "c.example.com", 200), "system");
     assert_eq!(
@@ -190,10 +189,7 @@ fn due_hosts_share_one_batch_query_and_are_pre_resolved() {
         "system",
         "unvalidated: bypassed"
     );
-    assert_eq!(
-        addresses_at(&lines, "c.example.com", 2_200),
-        strs(&["47.246.1.3"])
-    );
+    assert_addresses(&lines, "c.example.com", 2_200, &["47.246.1.3"]);
 }
 
 #[test]
@@ -223,9 +219,11 @@ fn nxdomain_suppresses_queries_for_min_ttl_and_doh_merges_a_and_aaaa() {
             "https://dns.alidns.example/resolve?name=www.example.com&type=AAAA"
         ]
     );
-    assert_eq!(
-        addresses_at(&lines, "www.example.com", 31_300),
-        strs(&["2408:4003::31", "47.246.3.1", "47.246.3.2"])
+    assert_addresses(
+        &lines,
+        "www.example.com",
+        31_300,
+        &["2408:4003::31", "47.246.3.1", "47.246.3.2"],
     );
 }
 
@@ -261,11 +259,7 @@ fn bad_answers_never_replace_a_good_record() {
     // Truncated JSON, a wrong host, an error code and policy-refused addresses.
     assert_eq!(queries(&lines).len(), 5);
     for at in [300_300, 330_500, 390_700, 510_900, 600_099] {
-        assert_eq!(
-            addresses_at(&lines, "api.example.com", at),
-            strs(&["47.246.1.10"]),
-            "at {at}"
-        );
+        assert_addresses(&lines, "api.example.com", at, &["47.246.1.10"]);
     }
     assert_eq!(source_at(&lines, "api.example.com", 600_100), "system");
 }
