@@ -93,7 +93,9 @@ pub struct Thresholds {
     /// For this long after a read-side fault on a line (a truncated body, a reset or a read
     /// timeout), a probe success that does not verify a body (no `detect_expect_length`)
     /// neither clears the fault nor restores the line's rank: a HEAD answer says nothing
-    /// of the bodies real traffic just found cut (0 = every probe success counts).
+    /// of the bodies real traffic just found cut (0 = every probe success counts). For
+    /// as long, the serving line's traffic moves to a line known to be fast that has no
+    /// such fault, even inside the switch interval.
     pub read_fault_hold_ms: u64,
 }
 

@@ -257,6 +257,9 @@ pub struct LinePool {
     timeout_ms: u64,
     switch_interval_ms: u64,
     window_ms: u64,
+    /// How long a read-side fault keeps a line from serving while a line known to be fast
+    /// exists (`thresholds.read_fault_hold_ms`).
+    read_fault_hold_ms: u64,
     slow: SlowRule,
     current: usize,
     guard: SwitchGuard,
@@ -344,6 +347,7 @@ impl LinePool {
             timeout_ms: thresholds.timeout_ms,
             switch_interval_ms: thresholds.switch_interval_ms,
             window_ms: thresholds.window_ms,
+            read_fault_hold_ms: thresholds.read_fault_hold_ms,
             slow: SlowRule::from_thresholds(thresholds),
             current: 0,
             guard: SwitchGuard::new(thresholds.switch_interval_ms),
@@ -496,6 +500,15 @@ impl LinePool {
             self.current = fast;
             return self.admit(now_ms, fast, Reason::SlowSwitch);
         }
+        if let Some(to) = self.read_fault_switch_target(now_ms) {
+            // A response on the serving line was cut off, reset or stalled after it was
+            // sent: a body already handed to the app cannot be retried, so every further
+            // request there risks the same. Towards a line known to be fast (never one
+            // with faults of its own), traffic moves at once, even inside the interval.
+            self.guard.record_switch(now_ms);
+            self.current = to;
+            return self.admit(now_ms, to, Reason::ReadFaultSwitch);
+        }
         if best == self.current {
             return self.admit(now_ms, best, Reason::Sticky);
         }
@@ -533,10 +546,32 @@ impl LinePool {
         if !self.lines[self.current].slowed {
             return None;
         }
+        self.known_fast_besides_current(now_ms)
+    }
+
+    /// The best-ranked line other than the current one that is known to be fast.
+    fn known_fast_besides_current(&self, now_ms: u64) -> Option<usize> {
         self.order
             .iter()
             .copied()
             .find(|&i| i != self.current && self.slow.is_known_fast(&self.lines[i], now_ms))
+    }
+
+    /// The line to move to because the serving line had a read-side fault (`truncated`,
+    /// `connection_reset`, `read_timeout`) less than `read_fault_hold_ms` ago: the
+    /// best-ranked line known to be fast without such a fault of its own, if there is one.
+    /// The fault's time decides, not the latest result: a concurrent call's headers
+    /// arriving on the same line say nothing about whether its body will be cut too.
+    fn read_fault_switch_target(&self, now_ms: u64) -> Option<usize> {
+        let hold = self.read_fault_hold_ms;
+        if !self.read_fault_within(self.current, now_ms, hold) {
+            return None;
+        }
+        self.order.iter().copied().find(|&i| {
+            i != self.current
+                && self.slow.is_known_fast(&self.lines[i], now_ms)
+                && !self.read_fault_within(i, now_ms, hold)
+        })
     }
 
     /// Admits `index` through its breaker; a half-open trial overrides the reason.

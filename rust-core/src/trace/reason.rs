@@ -39,6 +39,10 @@ crate::wire_enum! {
         /// The current line answered slowly several times in a row and another line is known
         /// to be fast: traffic moved, even inside the switch interval.
         SlowSwitch = "slow_switch",
+        /// A response on the current line was cut off, reset or stalled after it was sent,
+        /// and another line is known to be fast: traffic moved, even inside the switch
+        /// interval.
+        ReadFaultSwitch = "read_fault_switch",
     }
 }
 
