@@ -15,6 +15,20 @@ use crate::{Error, Result};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+/// The builder's setters: each `name(args) => field = value;` becomes a documented
+/// `pub fn name(mut self, args) -> Self` that sets one field and returns the builder.
+macro_rules! setters {
+    ($($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),+) => $field:ident = $value:expr;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(mut self, $($arg: $ty),+) -> Self {
+                self.$field = $value;
+                self
+            }
+        )*
+    };
+}
+
 /// Builds a [`LineKit`] from the app's config sources (`docs/architecture.md#config-source-chain`): a remote config if
 /// the app has one, the last good remote config persisted in the storage directory, the
 /// sealed default shipped with the app, and a hard-coded fallback.
@@ -55,68 +69,35 @@ impl LineKitBuilder {
     pub fn new() -> Self {
         Self::default()
     }
-    /// A config fetched from the server at start-up (highest precedence).
-    pub fn config_json(mut self, json: impl Into<String>) -> Self {
-        self.config_json = Some(json.into());
-        self
-    }
-    /// Sealed default config shipped with the app (base64 AES-256-GCM) and its 32-byte key.
-    pub fn sealed_config(mut self, sealed: impl Into<String>, key: impl Into<Vec<u8>>) -> Self {
-        self.sealed = Some((sealed.into(), key.into()));
-        self
-    }
-    /// The last-resort config (default: no business lines, every request keeps its URL).
-    pub fn hard_coded(mut self, config: Config) -> Self {
-        self.hard_coded = Some(config);
-        self
-    }
-    /// Directory for persisted state (last good remote config, line statistics, HTTPDNS
-    /// records). Without one nothing is persisted.
-    pub fn storage_dir(mut self, dir: impl Into<PathBuf>) -> Self {
-        self.storage_dir = Some(dir.into());
-        self
-    }
-    /// Clock (tests and replay inject a manual one).
-    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
-        self.clock = Some(clock);
-        self
-    }
-    /// Trace sink.
-    pub fn trace_sink(mut self, sink: Arc<dyn TraceSink>) -> Self {
-        self.sink = Some(sink);
-        self
-    }
-    /// Seed for jitter and the per-install gray bucket (random per process by default).
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = Some(seed);
-        self
-    }
-
-    /// The transport for probes and HTTPDNS queries (none: the engine never probes).
-    pub fn transport(mut self, transport: Arc<dyn Transport>) -> Self {
-        self.transport = Some(transport);
-        self
-    }
-    /// When the app's own config (`config_json` or the sealed asset) fails validation:
-    /// `true` (the default here) skips it down the chain, with the reason in the state's
-    /// `config.skipped`; `false` makes [`LineKitBuilder::build`] fail with every problem.
-    /// The Kotlin `LineKit.Builder` is strict unless told `fallbackOnInvalidConfig()`.
-    pub fn fallback_on_invalid_config(mut self, fallback: bool) -> Self {
-        self.fallback_on_invalid_config = fallback;
-        self
-    }
-
-    /// How background work runs (threaded by default).
-    pub fn runtime_mode(mut self, mode: RuntimeMode) -> Self {
-        self.mode = mode;
-        self
-    }
-
-    /// Records every window, whatever `trace.sample_rate` says (`linekit replay
-    /// --trace-out`, what-if replays).
-    pub fn trace_all(mut self, on: bool) -> Self {
-        self.trace_all = on;
-        self
+    setters! {
+        /// A config fetched from the server at start-up (highest precedence).
+        config_json(json: impl Into<String>) => config_json = Some(json.into());
+        /// Sealed default config shipped with the app (base64 AES-256-GCM) and its 32-byte key.
+        sealed_config(sealed: impl Into<String>, key: impl Into<Vec<u8>>)
+            => sealed = Some((sealed.into(), key.into()));
+        /// The last-resort config (default: no business lines, every request keeps its URL).
+        hard_coded(config: Config) => hard_coded = Some(config);
+        /// Directory for persisted state (last good remote config, line statistics, HTTPDNS
+        /// records). Without one nothing is persisted.
+        storage_dir(dir: impl Into<PathBuf>) => storage_dir = Some(dir.into());
+        /// Clock (tests and replay inject a manual one).
+        clock(clock: Arc<dyn Clock>) => clock = Some(clock);
+        /// Trace sink.
+        trace_sink(sink: Arc<dyn TraceSink>) => sink = Some(sink);
+        /// Seed for jitter and the per-install gray bucket (random per process by default).
+        seed(seed: u64) => seed = Some(seed);
+        /// The transport for probes and HTTPDNS queries (none: the engine never probes).
+        transport(transport: Arc<dyn Transport>) => transport = Some(transport);
+        /// When the app's own config (`config_json` or the sealed asset) fails validation:
+        /// `true` (the default here) skips it down the chain, with the reason in the state's
+        /// `config.skipped`; `false` makes [`LineKitBuilder::build`] fail with every problem.
+        /// The Kotlin `LineKit.Builder` is strict unless told `fallbackOnInvalidConfig()`.
+        fallback_on_invalid_config(fallback: bool) => fallback_on_invalid_config = fallback;
+        /// How background work runs (threaded by default).
+        runtime_mode(mode: RuntimeMode) => mode = mode;
+        /// Records every window, whatever `trace.sample_rate` says (`linekit replay
+        /// --trace-out`, what-if replays).
+        trace_all(on: bool) => trace_all = on;
     }
 
     /// Builds the engine. A bad persisted config is logged and skipped; so is a bad app

@@ -23,7 +23,7 @@
 use super::convergence::Convergence;
 use super::endpoint::{Endpoint, Scheme, SplitUrl};
 use super::outcome::Protocol;
-use super::pool::LinePool;
+use super::pool::{LinePool, Selection};
 use crate::config::Config;
 use crate::host_pattern::HostPatterns;
 use crate::trace::Reason;
@@ -258,31 +258,17 @@ impl Topology {
                 return unchanged(Some(biz), Reason::Unmanaged);
             };
             let mut pool = pool.lock();
-            let (index, reason) = if downgrade || self.config.downgrade {
-                (pool.first_by_priority(), Reason::Downgrade)
-            } else {
-                let sel = pool.select(now_ms, req.exclude);
-                if sel.reason == Reason::AllOpenFallback {
-                    return unchanged(Some(biz), Reason::MergeFallbackOriginal);
+            let sel = self.select(&mut pool, now_ms, req.exclude, downgrade);
+            // A converged host keeps its original URL rather than go to an open line.
+            let reason = match sel.reason {
+                Reason::AllOpenFallback => {
+                    return unchanged(Some(biz), Reason::MergeFallbackOriginal)
                 }
-                (sel.index, Reason::Merged)
+                Reason::Downgrade => Reason::Downgrade,
+                _ => Reason::Merged,
             };
-            let line = &pool.lines()[index];
-            return RouteDecision {
-                url: rewrite(&url, &line.endpoint, &rule.path_prefix),
-                biz: Some(biz.name.clone()),
-                protocol: req.protocol,
-                line: Some(line.id.clone()),
-                reason,
-                version_mismatch: pool.version_mismatch(index),
-                version_header: biz.version_header.clone(),
-                target: Some(Target::new(
-                    req.url,
-                    &url,
-                    &line.endpoint,
-                    Some(&rule.path_prefix),
-                )),
-            };
+            let sel = Selection { reason, ..sel };
+            return on_line(req, &url, Some(&rule.path_prefix), biz, &pool, sel);
         }
         let biz = req
             .biz
@@ -295,23 +281,50 @@ impl Topology {
             return unchanged(Some(biz), Reason::Unmanaged);
         };
         let mut pool = pool.lock();
-        let (index, reason) = if downgrade || self.config.downgrade {
-            (pool.first_by_priority(), Reason::Downgrade)
+        let sel = self.select(&mut pool, now_ms, req.exclude, downgrade);
+        on_line(req, &url, None, biz, &pool, sel)
+    }
+
+    /// The line of `pool` a request gets now: the first by priority under the kill switch
+    /// (the config's or the caller's), else the pool's own selection.
+    fn select(
+        &self,
+        pool: &mut LinePool,
+        now_ms: u64,
+        exclude: &[&str],
+        downgrade: bool,
+    ) -> Selection {
+        if downgrade || self.config.downgrade {
+            Selection {
+                index: pool.first_by_priority(),
+                reason: Reason::Downgrade,
+            }
         } else {
-            let sel = pool.select(now_ms, req.exclude);
-            (sel.index, sel.reason)
-        };
-        let line = &pool.lines()[index];
-        RouteDecision {
-            url: rewrite(&url, &line.endpoint, ""),
-            biz: Some(biz.name.clone()),
-            protocol: req.protocol,
-            line: Some(line.id.clone()),
-            reason,
-            version_mismatch: pool.version_mismatch(index),
-            version_header: biz.version_header.clone(),
-            target: Some(Target::new(req.url, &url, &line.endpoint, None)),
+            pool.select(now_ms, exclude)
         }
+    }
+}
+
+/// The decision that sends `req` (split as `url`, behind `prefix`) to the line `sel` chose
+/// in `biz`'s `pool`.
+fn on_line(
+    req: &RouteRequest<'_>,
+    url: &SplitUrl<'_>,
+    prefix: Option<&Arc<str>>,
+    biz: &BizEntry,
+    pool: &LinePool,
+    sel: Selection,
+) -> RouteDecision {
+    let line = &pool.lines()[sel.index];
+    RouteDecision {
+        url: rewrite(url, &line.endpoint, prefix.map_or("", |p| p)),
+        biz: Some(biz.name.clone()),
+        protocol: req.protocol,
+        line: Some(line.id.clone()),
+        reason: sel.reason,
+        version_mismatch: pool.version_mismatch(sel.index),
+        version_header: biz.version_header.clone(),
+        target: Some(Target::new(req.url, url, &line.endpoint, prefix)),
     }
 }
 
@@ -368,36 +381,44 @@ mod tests {
     }
 
     #[test]
-    fn rewrite_changes_only_scheme_and_authority() {
-        let u = SplitUrl::parse("https://api.example.com/a%2Fb/ü?q=a+b&e=#frag").unwrap();
-        assert_eq!(
-            rewrite(&u, &ep("https://spot-tx.example.com:8443"), ""),
-            "https://spot-tx.example.com:8443/a%2Fb/ü?q=a+b&e=#frag"
-        );
-        let ws = SplitUrl::parse("wss://api.example.com/stream").unwrap();
-        assert_eq!(
-            rewrite(&ws, &ep("wss://ws.example.com"), ""),
-            "wss://ws.example.com/stream"
-        );
-        let http_for_ws_line = SplitUrl::parse("https://api.example.com/stream").unwrap();
-        assert_eq!(
-            rewrite(&http_for_ws_line, &ep("wss://ws.example.com"), ""),
-            "https://ws.example.com/stream"
-        );
-    }
-
-    #[test]
-    fn rewrite_inserts_path_prefix() {
-        let u = SplitUrl::parse("https://image.example.com/a.png?w=1").unwrap();
-        assert_eq!(
-            rewrite(&u, &ep("https://cdn.example.com"), "/image"),
-            "https://cdn.example.com/image/a.png?w=1"
-        );
-        let bare = SplitUrl::parse("https://image.example.com?w=1").unwrap();
-        assert_eq!(
-            rewrite(&bare, &ep("https://cdn.example.com"), "/image"),
-            "https://cdn.example.com/image/?w=1"
-        );
+    fn rewrite_changes_only_scheme_and_authority_and_inserts_the_prefix() {
+        // (request URL, line, path prefix, rewritten URL)
+        for (url, line, prefix, want) in [
+            (
+                "https://api.example.com/a%2Fb/ü?q=a+b&e=#frag",
+                "https://spot-tx.example.com:8443",
+                "",
+                "https://spot-tx.example.com:8443/a%2Fb/ü?q=a+b&e=#frag",
+            ),
+            (
+                "wss://api.example.com/stream",
+                "wss://ws.example.com",
+                "",
+                "wss://ws.example.com/stream",
+            ),
+            // An http(s) request on a ws line keeps its own scheme.
+            (
+                "https://api.example.com/stream",
+                "wss://ws.example.com",
+                "",
+                "https://ws.example.com/stream",
+            ),
+            (
+                "https://image.example.com/a.png?w=1",
+                "https://cdn.example.com",
+                "/image",
+                "https://cdn.example.com/image/a.png?w=1",
+            ),
+            (
+                "https://image.example.com?w=1",
+                "https://cdn.example.com",
+                "/image",
+                "https://cdn.example.com/image/?w=1",
+            ),
+        ] {
+            let u = SplitUrl::parse(url).unwrap();
+            assert_eq!(rewrite(&u, &ep(line), prefix), want, "{url} on {line}");
+        }
     }
 
     #[test]
@@ -422,11 +443,17 @@ mod tests {
 
     #[test]
     fn fixed_host_validation() {
-        assert!(parse_fixed_host("https://pin.example.com:443", false).is_ok());
-        assert!(parse_fixed_host("http://pin.example.com", false).is_err());
-        assert!(parse_fixed_host("http://pin.example.com", true).is_ok());
-        assert!(parse_fixed_host("wss://pin.example.com", true).is_err());
-        assert!(parse_fixed_host("https://pin.example.com:0", false).is_err());
-        assert!(parse_fixed_host("pin.example.com", false).is_err());
+        // (value, cleartext allowed, valid)
+        for (value, cleartext, valid) in [
+            ("https://pin.example.com:443", false, true),
+            ("http://pin.example.com", false, false),
+            ("http://pin.example.com", true, true),
+            ("wss://pin.example.com", true, false),
+            ("https://pin.example.com:0", false, false),
+            ("pin.example.com", false, false),
+        ] {
+            let got = parse_fixed_host(value, cleartext).is_ok();
+            assert_eq!(got, valid, "{value} (cleartext allowed: {cleartext})");
+        }
     }
 }
