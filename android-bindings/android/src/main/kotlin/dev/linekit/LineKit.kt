@@ -347,7 +347,6 @@ class LineKit private constructor(
                 }
             }
             val chosen: HttpTransport? = owned ?: transport
-            dev.linekit.internal.UniffiWarmUp.await()
             val native = try {
                 if (!fallbackOnInvalidConfig) LineKitConfigException.check(configJson, sealed, sealedKey)
                 NativeLineKit(configJson, sealed, sealedKey, storageDir?.absolutePath, sink, chosen)
