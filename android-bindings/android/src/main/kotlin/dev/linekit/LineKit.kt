@@ -277,10 +277,6 @@ class LineKit private constructor(
         private var defaultTransport: Boolean = true
         private var fallbackOnInvalidConfig: Boolean = false
 
-        init {
-            dev.linekit.internal.UniffiWarmUp.start()
-        }
-
         /** A plain JSON config. */
         fun configJson(json: String): Builder = apply { configJson = json }
 
@@ -338,17 +334,15 @@ class LineKit private constructor(
          * @throws LineKitException on an unusable argument.
          */
         fun build(): LineKit {
-            // Before the first UniFFI call, so that the default transport (OkHttp's classes
-            // in a fresh process) is built while UniFFI binds on its warm-up thread.
-            val owned = if (defaultTransport) OkHttpTransport() else null
+            if (!fallbackOnInvalidConfig) LineKitConfigException.check(configJson, sealed, sealedKey)
             val sink = traceSink?.let { f ->
                 object : TraceSink {
                     override fun emit(eventJson: String) = f(eventJson)
                 }
             }
+            val owned = if (defaultTransport) OkHttpTransport() else null
             val chosen: HttpTransport? = owned ?: transport
             val native = try {
-                if (!fallbackOnInvalidConfig) LineKitConfigException.check(configJson, sealed, sealedKey)
                 NativeLineKit(configJson, sealed, sealedKey, storageDir?.absolutePath, sink, chosen)
             } catch (t: Throwable) {
                 owned?.close()
