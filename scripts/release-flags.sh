@@ -21,10 +21,19 @@ LINEKIT_RELEASE_CARGO_ARGS=(
   -Zbuild-std-features=panic-unwind,optimize_for_size
 )
 
-# rustc flags of the release .so: no file/line/column strings in panic messages (a caught
-# panic is reported as "native panic" anyway), and identical code folding at link time
-# (lld, which the NDK uses).
-LINEKIT_RELEASE_RUSTFLAGS="-Zlocation-detail=none -C link-arg=-Wl,--icf=all"
+# rustc flags of the release .so (BENCHMARKS.md "Size of liblinekit.so" measures each):
+# - no file/line/column strings in panic messages (a caught panic is reported as "native
+#   panic" anyway), and identical code folding at link time (lld, which the NDK uses);
+# - a panic that leaves a `drop` aborts (`panic-in-drop=abort`): drop glue then needs no
+#   landing pads or unwind entries of its own. Every other panic still unwinds to the FFI
+#   boundary; the engine's only `Drop` with work in it (LineKit: close) catches its own
+#   panics, and foreign callbacks are caught where they are called (examples/ffi_panic);
+# - derived `Debug` prints the type or variant name only (`fmt-debug=shallow`): nothing the
+#   library returns or logs formats a derived `Debug` (state and traces are serde, errors
+#   Display, quoted strings keep their `{:?}`);
+# - curve25519-dalek's portable 64-bit backend on x86_64 as on ARM (no AVX2 copy next to
+#   it): Ed25519 only verifies remote configs, a few times a day.
+LINEKIT_RELEASE_RUSTFLAGS="-Zlocation-detail=none -C link-arg=-Wl,--icf=all -Zpanic-in-drop=abort -Zfmt-debug=shallow --cfg curve25519_dalek_backend=\"serial\""
 
 # Runs cargo (or `cargo ndk`) with the environment the release build needs. RUSTFLAGS only
 # reach the target's crates (and std) because the build always names --target; extra link
