@@ -32,8 +32,10 @@ LINEKIT_RELEASE_CARGO_ARGS=(
 #   library returns or logs formats a derived `Debug` (state and traces are serde, errors
 #   Display, quoted strings keep their `{:?}`);
 # - curve25519-dalek's portable 64-bit backend on x86_64 as on ARM (no AVX2 copy next to
-#   it): Ed25519 only verifies remote configs, a few times a day.
-LINEKIT_RELEASE_RUSTFLAGS="-Zlocation-detail=none -C link-arg=-Wl,--icf=all -Zpanic-in-drop=abort -Zfmt-debug=shallow --cfg curve25519_dalek_backend=\"serial\""
+#   it): Ed25519 only verifies remote configs, a few times a day;
+# - the portable constant-time AES and POLYVAL on x86 as on ARM (no AES-NI/CLMUL copy):
+#   AES opens the sealed config once and encrypts DNSPod queries of a few dozen bytes.
+LINEKIT_RELEASE_RUSTFLAGS="-Zlocation-detail=none -C link-arg=-Wl,--icf=all -Zpanic-in-drop=abort -Zfmt-debug=shallow --cfg curve25519_dalek_backend=\"serial\" --cfg aes_force_soft --cfg polyval_force_soft"
 
 # Runs cargo (or `cargo ndk`) with the environment the release build needs. RUSTFLAGS only
 # reach the target's crates (and std) because the build always names --target; extra link
