@@ -28,6 +28,11 @@ LINEKIT_RELEASE_CARGO_ARGS=(
 #   landing pads or unwind entries of its own. Every other panic still unwinds to the FFI
 #   boundary; the engine's only `Drop` with work in it (LineKit: close) catches its own
 #   panics, and foreign callbacks are caught where they are called (examples/ffi_panic);
+# - unwind tables only where an unwind can pass (`-C force-unwind-tables=no`; these targets
+#   default to a table for every function): LLVM still gives every function that may
+#   unwind, or catches, its entry, so a panic unwinds to the FFI boundary as before; the
+#   functions that cannot unwind (most of them, with the drops above) carry none. The cost
+#   is a shorter native stack in a crash report through those frames;
 # - derived `Debug` prints the type or variant name only (`fmt-debug=shallow`): nothing the
 #   library returns or logs formats a derived `Debug` (state and traces are serde, errors
 #   Display, quoted strings keep their `{:?}`);
@@ -35,7 +40,7 @@ LINEKIT_RELEASE_CARGO_ARGS=(
 #   it): Ed25519 only verifies remote configs, a few times a day;
 # - the portable constant-time AES and POLYVAL on x86 as on ARM (no AES-NI/CLMUL copy):
 #   AES opens the sealed config once and encrypts DNSPod queries of a few dozen bytes.
-LINEKIT_RELEASE_RUSTFLAGS="-Zlocation-detail=none -C link-arg=-Wl,--icf=all -Zpanic-in-drop=abort -Zfmt-debug=shallow --cfg curve25519_dalek_backend=\"serial\" --cfg aes_force_soft --cfg polyval_force_soft"
+LINEKIT_RELEASE_RUSTFLAGS="-Zlocation-detail=none -C link-arg=-Wl,--icf=all -Zpanic-in-drop=abort -Cforce-unwind-tables=no -Zfmt-debug=shallow --cfg curve25519_dalek_backend=\"serial\" --cfg aes_force_soft --cfg polyval_force_soft"
 
 # Runs cargo (or `cargo ndk`) with the environment the release build needs. RUSTFLAGS only
 # reach the target's crates (and std) because the build always names --target; extra link
