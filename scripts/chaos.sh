@@ -4,8 +4,9 @@
 #
 #   lines   nginx (Debian), one server block per line, behind Toxiproxy (go install), which
 #           injects reset_peer, timeout, limit_data, latency and down per line;
-#   DNS     dnsmasq (Debian) as the system resolver of the client, and dnss (Debian), an
-#           open-source DoH server, in front of it for HTTPDNS (JSON and RFC 8484 modes);
+#   DNS     dnsmasq (Debian) as the system resolver of the client, and two open-source DoH
+#           servers in front of it for HTTPDNS: dnss (Debian) in RFC 8484 mode, async-doh
+#           (PyPI, in a venv under target/chaos) for the JSON API;
 #   kernel  two network namespaces joined by a veth pair, with dual-stack addresses that
 #           exist only inside them (100.64.77.0/24 and fd6c:6b::/64), and iptables /
 #           ip6tables DROP and REJECT rules per address family inside the client namespace.
@@ -71,6 +72,21 @@ if [ ! -x "$BIN/toxiproxy-server" ]; then
   say "installing Toxiproxy $TOXIPROXY_VERSION (go install)"
   GOBIN="$BIN" go install "github.com/Shopify/toxiproxy/v2/cmd/server@$TOXIPROXY_VERSION"
   mv "$BIN/server" "$BIN/toxiproxy-server"
+fi
+# The JSON-mode DoH server: async-doh 0.2.1 (its 0.3.0 cannot serialise async-dns 2's
+# records), pinned with its dependencies. Without it the JSON scenario is skipped, not failed.
+DOH_JSON_VENV="$WORK/doh-json-venv"
+doh_json=no
+if [ -x "$DOH_JSON_VENV/bin/python" ] && "$DOH_JSON_VENV/bin/python" -c 'import async_doh.server' 2>/dev/null; then
+  doh_json=yes
+elif command -v python3 >/dev/null 2>&1; then
+  say "installing async-doh (JSON-mode DoH server) into $DOH_JSON_VENV (pip)"
+  if python3 -m venv "$DOH_JSON_VENV" >/dev/null 2>&1 &&
+    "$DOH_JSON_VENV/bin/pip" install -q async-doh==0.2.1 async-dns==1.1.10 aiohttp==3.14.5 >/dev/null 2>&1; then
+    doh_json=yes
+  else
+    say "async-doh did not install: the JSON-mode DoH scenario will be skipped"
+  fi
 fi
 command -v java >/dev/null 2>&1 || { echo "chaos: 'java' is required" >&2; exit 1; }
 command -v mvn >/dev/null 2>&1 || { echo "chaos: 'mvn' is required" >&2; exit 1; }
@@ -178,7 +194,7 @@ EOF
 done
 echo "}" >>"$RUN/nginx.conf"
 
-say "starting nginx (3 lines), dnsmasq, dnss (DoH), Toxiproxy in $NS_SRV"
+say "starting nginx (3 lines), dnsmasq, dnss and async-doh (DoH), Toxiproxy in $NS_SRV"
 start nginx nginx -c "$RUN/nginx.conf" -e "$RUN/logs/nginx-error.log"
 start dnsmasq dnsmasq --keep-in-foreground --no-resolv --no-hosts --bind-interfaces \
   --listen-address="$V4_SRV,127.0.0.1" --port=53 --local-ttl=2 --log-facility="$RUN/logs/dnsmasq.log" \
@@ -188,6 +204,17 @@ start dnsmasq dnsmasq --keep-in-foreground --no-resolv --no-hosts --bind-interfa
   --host-record="api.chaos.test,$V4_SRV,$V6_SRV"
 start dnss dnss -enable_https_to_dns -insecure_http_server -https_server_addr="127.0.0.1:8053" \
   -dns_upstream="127.0.0.1:53" -enable_cache=false -logfile="$RUN/logs/dnss.log"
+if [ "$doh_json" = yes ]; then
+  cat >"$RUN/doh_json.py" <<'EOF'
+import sys
+from aiohttp import web
+from async_dns.resolver import ProxyResolver
+from async_doh import server
+server.set_resolver(ProxyResolver(proxies=[sys.argv[3]]))
+web.run_app(server.application, host=sys.argv[1], port=int(sys.argv[2]), print=None)
+EOF
+  start doh-json "$DOH_JSON_VENV/bin/python" "$RUN/doh_json.py" 127.0.0.1 8054 127.0.0.1:53
+fi
 start toxiproxy "$BIN/toxiproxy-server" -host "$V4_SRV" -port 8474
 
 # Wait for everything to listen (bounded).
@@ -197,6 +224,13 @@ for _ in $(seq 1 100); do
   fi
   sleep 0.1
 done
+if [ "$doh_json" = yes ]; then
+  for _ in $(seq 1 100); do
+    in_srv bash -c "exec 3<>/dev/tcp/127.0.0.1/8054" 2>/dev/null && break
+    sleep 0.1
+  done
+  in_srv bash -c "exec 3<>/dev/tcp/127.0.0.1/8054" 2>/dev/null || { say "async-doh did not start"; doh_json=no; }
+fi
 
 say "running the scenarios (JVM in $NS_CLI)"
 mkdir -p bench/results
@@ -206,6 +240,6 @@ ip netns exec "$NS_CLI" java -Djna.library.path="$ROOT/target/debug" -Djava.libr
   -Djava.net.preferIPv6Addresses=true \
   -cp "$CLASSPATH_CHAOS" dev.linekit.chaos.ChaosSuite \
   --toxiproxy "http://$V4_SRV:8474" --server-v4 "$V4_SRV" --server-v6 "$V6_SRV" \
-  --logs "$RUN/logs" --out "$ROOT/bench/results/chaos.json" --md "$ROOT/bench/results/chaos.md" \
+  --logs "$RUN/logs" --doh-json "$doh_json" --out "$ROOT/bench/results/chaos.json" --md "$ROOT/bench/results/chaos.md" \
   ${CHAOS_ARGS:-} || status=$?
 exit "$status"

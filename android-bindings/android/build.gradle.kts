@@ -44,6 +44,7 @@ fun rustInputs(): ConfigurableFileCollection = files(
     cargoWorkspace.file("Cargo.toml"),
     cargoWorkspace.file("Cargo.lock"),
     cargoWorkspace.file("rust-core/Cargo.toml"),
+    cargoWorkspace.file("rust-core/uniffi.toml"),
     cargoWorkspace.dir("rust-core/src"),
     cargoWorkspace.file("android-bindings/Cargo.toml"),
     cargoWorkspace.file("android-bindings/uniffi.toml"),
@@ -51,17 +52,23 @@ fun rustInputs(): ConfigurableFileCollection = files(
 )
 
 /**
- * `cargo ndk -t ABI... --platform API -o OUT build --release -p linekit-android --lib`: one
- * liblinekit.so per ABI under OUT/<abi>/, linked by the NDK AGP resolves (android.ndkVersion).
+ * A task that runs cargo in [workspace]; it re-runs when [rustSources] change. Every such
+ * task gets both from [rustInputs] and the workspace (see `withType<CargoTask>` below).
  */
-abstract class CargoNdkBuild @Inject constructor(private val exec: ExecOperations) : DefaultTask() {
+abstract class CargoTask : DefaultTask() {
     @get:InputFiles
     @get:PathSensitive(PathSensitivity.RELATIVE)
     abstract val rustSources: ConfigurableFileCollection
 
     @get:Internal
     abstract val workspace: DirectoryProperty
+}
 
+/**
+ * `cargo ndk -t ABI... --platform API -o OUT build --release -p linekit-android --lib`: one
+ * liblinekit.so per ABI under OUT/<abi>/, linked by the NDK AGP resolves (android.ndkVersion).
+ */
+abstract class CargoNdkBuild @Inject constructor(private val exec: ExecOperations) : CargoTask() {
     @get:Input
     abstract val abis: ListProperty<String>
 
@@ -99,14 +106,7 @@ abstract class CargoNdkBuild @Inject constructor(private val exec: ExecOperation
  * Builds the host liblinekit (debug: unstripped, so it keeps the UniFFI metadata) and generates
  * the Kotlin bindings from it in library mode; the API is the same on every target.
  */
-abstract class UniffiBindings @Inject constructor(private val exec: ExecOperations) : DefaultTask() {
-    @get:InputFiles
-    @get:PathSensitive(PathSensitivity.RELATIVE)
-    abstract val rustSources: ConfigurableFileCollection
-
-    @get:Internal
-    abstract val workspace: DirectoryProperty
-
+abstract class UniffiBindings @Inject constructor(private val exec: ExecOperations) : CargoTask() {
     @get:Internal
     abstract val targetDir: DirectoryProperty
 
@@ -146,10 +146,13 @@ abstract class UniffiBindings @Inject constructor(private val exec: ExecOperatio
     }
 }
 
-val cargoNdk = tasks.register<CargoNdkBuild>("cargoNdkRelease") {
-    description = "Builds liblinekit.so for arm64-v8a, armeabi-v7a, x86_64 and x86 with cargo-ndk."
+tasks.withType<CargoTask>().configureEach {
     rustSources.from(rustInputs())
     workspace.set(cargoWorkspace)
+}
+
+val cargoNdk = tasks.register<CargoNdkBuild>("cargoNdkRelease") {
+    description = "Builds liblinekit.so for arm64-v8a, armeabi-v7a, x86_64 and x86 with cargo-ndk."
     abis.set(listOf("arm64-v8a", "armeabi-v7a", "x86_64", "x86"))
     platform.set(libs.versions.minSdk.map { it.toInt() })
     ndkDirectory.set(androidComponents.sdkComponents.ndkDirectory)
@@ -158,8 +161,6 @@ val cargoNdk = tasks.register<CargoNdkBuild>("cargoNdkRelease") {
 
 val uniffiBindings = tasks.register<UniffiBindings>("generateUniffiBindings") {
     description = "Generates the UniFFI Kotlin bindings (package dev.linekit.ffi) from the host library."
-    rustSources.from(rustInputs())
-    workspace.set(cargoWorkspace)
     targetDir.set(cargoTargetDir)
     hostLibraryName.set(System.mapLibraryName("linekit"))
     outputDir.set(layout.buildDirectory.dir("generated/uniffi/kotlin"))
@@ -189,6 +190,8 @@ android {
     testOptions {
         unitTests.isIncludeAndroidResources = true
     }
+    // Test helpers the unit tests share with the host-JVM suite (pom.xml: src/hostTest).
+    sourceSets.getByName("test").kotlin.srcDir("src/testSupport/kotlin")
     buildTypes {
         release {
             isMinifyEnabled = false // a library: the app's R8 applies consumer-rules.pro

@@ -3,11 +3,17 @@
 //!
 //! Per-request calls skip UniFFI/JNA: arguments are primitives and `String`s, and the
 //! routing answer comes back as ONE Java string
-//! `"reason\nmax_retries\nbuffer_body_max_bytes\nline\nbiz\nversion_header\nversion_mismatch\nurl"`
-//! (reason as its code, empty fields for none, `version_mismatch` `1` or empty), which costs a single allocation on each side — cheaper than an
-//! object array, and a URL built by OkHttp never contains a raw newline. The limits that
-//! govern the call ride along, so the call obeys the same config as its route. Excluded
-//! line ids arrive joined by `\n`; the request's `X-Line-*` headers arrive as
+//! `"reason\nmax_retries\nbuffer_body_max_bytes\nline\nbiz\nversion_header\nversion_mismatch\nscheme\nhost\nport\nprefix\nrest_at"`
+//! (reason as its code, empty fields for none, `version_mismatch` `1` or empty), which
+//! costs a single allocation on each side — cheaper than an object array, and a URL built
+//! by OkHttp never contains a raw newline. The limits that govern the call ride along, so
+//! the call obeys the same config as its route; `max_retries` is 0 when the core's replay
+//! rule ([`linekit_core::line::replay`]) forbids sending the request again. A rewritten
+//! request comes back as its parts ([`linekit_core::line::router::Target`]: final scheme,
+//! host, explicit port, path prefix, and where the request URL's path starts in UTF-16
+//! units), so the caller applies them to the URL it already parsed instead of parsing a
+//! whole final URL; all five are empty when the URL stays as it is. Excluded line ids
+//! arrive joined by `\n`; the request's `X-Line-*` and idempotency-key headers arrive as
 //! `name\nvalue` pairs joined by `\n` and are read by the core's one header rule
 //! ([`linekit_core::line::headers::LineHeaders::parse`], first occurrence wins).
 //!
@@ -26,7 +32,8 @@ use jni::sys::{jboolean, jint, jlong, jstring, JNI_TRUE};
 use jni::JNIEnv;
 use linekit_core::engine::{LineKit, Report, RouteRequest};
 use linekit_core::line::headers::LineHeaders;
-use linekit_core::line::{Outcome, Protocol};
+use linekit_core::line::router::Target;
+use linekit_core::line::{replay, Outcome, Protocol, Timings};
 use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -83,13 +90,17 @@ fn push_decimal(s: &mut String, mut n: u64) {
     }
 }
 
-/// Packs a decision as
-/// `reason\nmax_retries\nbuffer_body_max_bytes\nline\nbiz\nversion_header\nversion_mismatch\nurl`.
-pub fn pack_decision(d: &linekit_core::engine::RouteDecision, limits: CallLimits) -> String {
+/// Packs a decision for the request URL `url` as
+/// `reason\nmax_retries\nbuffer_body_max_bytes\nline\nbiz\nversion_header\nversion_mismatch\nscheme\nhost\nport\nprefix\nrest_at`.
+pub fn pack_decision(
+    d: &linekit_core::engine::RouteDecision,
+    url: &str,
+    limits: CallLimits,
+) -> String {
     let line = d.line.as_deref().unwrap_or("");
     let biz = d.biz.as_deref().unwrap_or("");
     let header = d.version_header.as_deref().unwrap_or("");
-    let mut s = String::with_capacity(line.len() + biz.len() + header.len() + d.url.len() + 34);
+    let mut s = String::with_capacity(line.len() + biz.len() + header.len() + 96);
     push_decimal(&mut s, u64::from(d.reason.code()));
     s.push('\n');
     push_decimal(&mut s, u64::from(limits.max_retries));
@@ -106,8 +117,33 @@ pub fn pack_decision(d: &linekit_core::engine::RouteDecision, limits: CallLimits
         s.push('1');
     }
     s.push('\n');
-    s.push_str(&d.url);
+    match &d.target {
+        Some(t) => push_target(&mut s, t, url),
+        None => s.push_str("\n\n\n\n"),
+    }
     s
+}
+
+/// Appends `scheme\nhost\nport\nprefix\nrest_at`, `rest_at` counted in UTF-16 units
+/// (Java string indices) of `url`.
+fn push_target(s: &mut String, t: &Target, url: &str) {
+    s.push_str(t.scheme.as_str());
+    s.push('\n');
+    s.push_str(&t.host);
+    s.push('\n');
+    if let Some(port) = t.port {
+        push_decimal(s, u64::from(port));
+    }
+    s.push('\n');
+    s.push_str(t.path_prefix.as_deref().unwrap_or(""));
+    s.push('\n');
+    let head = url.get(..t.rest_at).unwrap_or(url);
+    let units = if head.is_ascii() {
+        head.len()
+    } else {
+        head.encode_utf16().count()
+    };
+    push_decimal(s, units as u64);
 }
 
 /// Splits `name\nvalue\nname\nvalue…` into pairs (a trailing name without value is
@@ -125,14 +161,16 @@ fn header_pairs(joined: Option<&str>) -> Vec<(&str, &str)> {
 }
 
 /// Routes with already-decoded arguments and packs the answer (the JNI-free half of
-/// `route`, shared with tests). `private_headers` holds the request's `X-Line-*`
-/// headers as `name\nvalue` pairs.
+/// `route`, shared with tests). `private_headers` holds the request's `X-Line-*` and
+/// idempotency-key headers as `name\nvalue` pairs; `one_shot_body` says the request body
+/// cannot be written twice.
 pub fn route_packed(
     engine: &LineKit,
     url: &str,
     method: &str,
     private_headers: Option<&str>,
     ws: bool,
+    one_shot_body: bool,
     exclude: Option<&str>,
 ) -> String {
     let ids: Vec<&str> = match exclude {
@@ -150,7 +188,11 @@ pub fn route_packed(
         protocol: if ws { Protocol::Ws } else { Protocol::Http },
         exclude: &ids,
     };
-    pack_decision(&engine.route(&req), CallLimits::of(engine))
+    let mut limits = CallLimits::of(engine);
+    if !replay::replayable(method, headers.idempotency_key, one_shot_body) {
+        limits.max_retries = 0;
+    }
+    pack_decision(&engine.route(&req), url, limits)
 }
 
 /// Maps the wire outcome code (index in [`Outcome::ALL`]) back to an outcome.
@@ -227,6 +269,28 @@ pub(crate) fn text<'a>(s: &'a Option<jni::strings::JavaStr<'_, '_, '_>>) -> Opti
     s.as_ref().map(|j| Cow::from(&**j))
 }
 
+/// The text of a Java string that must not be null (`what` names it in the error).
+pub(crate) fn required<'a>(
+    s: &'a Option<jni::strings::JavaStr<'_, '_, '_>>,
+    what: &'static str,
+) -> Result<Cow<'a, str>, Failure> {
+    text(s).ok_or(Failure::Argument(what))
+}
+
+/// [`guarded`] with the engine behind `handle` borrowed for `f`.
+pub(crate) fn with_engine<'l, R>(
+    env: &mut JNIEnv<'l>,
+    handle: jlong,
+    default: R,
+    f: impl FnOnce(&mut JNIEnv<'l>, &LineKit) -> Result<R, Failure>,
+) -> R {
+    guarded(env, default, |env| {
+        // SAFETY: the Kotlin wrapper keeps the handle live during the call.
+        let engine = unsafe { engine(handle) }?;
+        f(env, engine)
+    })
+}
+
 /// Runs `f`, turning failures and panics into a pending Java exception plus `default`.
 pub(crate) fn guarded<'l, R>(
     env: &mut JNIEnv<'l>,
@@ -258,7 +322,7 @@ pub(crate) fn guarded<'l, R>(
 }
 
 /// `static native String route(long handle, String url, String method,
-/// String privateHeaders, boolean ws, String exclude)`.
+/// String privateHeaders, boolean ws, boolean oneShotBody, String exclude)`.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub extern "system" fn Java_dev_linekit_internal_NativeFast_route<'l>(
@@ -269,24 +333,20 @@ pub extern "system" fn Java_dev_linekit_internal_NativeFast_route<'l>(
     method: JString<'l>,
     private_headers: JString<'l>,
     ws: jboolean,
+    one_shot_body: jboolean,
     exclude: JString<'l>,
 ) -> jstring {
-    guarded(&mut env, std::ptr::null_mut(), |env| {
-        // SAFETY: the Kotlin wrapper keeps the handle live during the call.
-        let engine = unsafe { engine(handle) }?;
+    with_engine(&mut env, handle, std::ptr::null_mut(), |env, engine| {
         let (u, m) = (read(env, &url)?, read(env, &method)?);
         let (h, x) = (read(env, &private_headers)?, read(env, &exclude)?);
-        let (Some(u), Some(m)) = (text(&u), text(&m)) else {
-            return Err(Failure::Argument(
-                "linekit: url and method must not be null",
-            ));
-        };
+        const NULL: &str = "linekit: url and method must not be null";
         let packed = route_packed(
             engine,
-            &u,
-            &m,
+            &required(&u, NULL)?,
+            &required(&m, NULL)?,
             text(&h).as_deref(),
             ws == JNI_TRUE,
+            one_shot_body == JNI_TRUE,
             text(&x).as_deref(),
         );
         Ok(env.new_string(packed)?.into_raw())
@@ -317,9 +377,7 @@ pub extern "system" fn Java_dev_linekit_internal_NativeFast_report<'l>(
     ttfb_ms: jlong,
     version: JString<'l>,
 ) -> jint {
-    guarded(&mut env, -1, |env| {
-        // SAFETY: the Kotlin wrapper keeps the handle live during the call.
-        let engine = unsafe { engine(handle) }?;
+    with_engine(&mut env, handle, -1, |env, engine| {
         let status = u16::try_from(status).ok();
         let outcome = match (outcome, status) {
             (-1, Some(s)) => Outcome::from_status(s),
@@ -341,10 +399,12 @@ pub extern "system" fn Java_dev_linekit_internal_NativeFast_report<'l>(
             outcome,
             status,
             cost_ms: opt_ms(cost_ms).unwrap_or(0),
-            dns_ms: opt_ms(dns_ms),
-            connect_ms: opt_ms(connect_ms),
-            tls_ms: opt_ms(tls_ms),
-            ttfb_ms: opt_ms(ttfb_ms),
+            timings: Timings {
+                dns_ms: opt_ms(dns_ms),
+                connect_ms: opt_ms(connect_ms),
+                tls_ms: opt_ms(tls_ms),
+                ttfb_ms: opt_ms(ttfb_ms),
+            },
             version: v.as_deref(),
         });
         Ok(pack_verdict(outcome, status))
@@ -388,20 +448,28 @@ mod tests {
     };
 
     #[test]
-    fn decision_packs_reason_code_limits_and_fields() {
+    fn decision_packs_reason_code_limits_fields_and_the_target_parts() {
+        let url = "https://api.example/p?q=1";
         let d = linekit_core::engine::RouteDecision {
-            url: "http://h:1/p?q=1".into(),
+            url: "http://h:1/v1/p?q=1".into(),
             biz: Some("spot".into()),
             protocol: Protocol::Http,
             line: Some("ali".into()),
             reason: Reason::Sticky,
             version_mismatch: true,
             version_header: Some("X-Deployment-Version".into()),
+            target: Some(Target {
+                scheme: linekit_core::line::Scheme::Http,
+                host: "h".into(),
+                port: Some(1),
+                path_prefix: Some("/v1".into()),
+                rest_at: 19,
+            }),
         };
         let sticky = Reason::Sticky.code();
         assert_eq!(
-            pack_decision(&d, LIMITS),
-            format!("{sticky}\n2\n1024\nali\nspot\nX-Deployment-Version\n1\nhttp://h:1/p?q=1")
+            pack_decision(&d, url, LIMITS),
+            format!("{sticky}\n2\n1024\nali\nspot\nX-Deployment-Version\n1\nhttp\nh\n1\n/v1\n19")
         );
         let d = linekit_core::engine::RouteDecision {
             url: "http://x/".into(),
@@ -411,12 +479,29 @@ mod tests {
             reason: Reason::Unmanaged,
             version_mismatch: false,
             version_header: None,
+            target: None,
         };
         let unmanaged = Reason::Unmanaged.code();
         assert_eq!(
-            pack_decision(&d, LIMITS),
-            format!("{unmanaged}\n2\n1024\n\n\n\n\nhttp://x/")
+            pack_decision(&d, "http://x/", LIMITS),
+            format!("{unmanaged}\n2\n1024\n\n\n\n\n\n\n\n\n")
         );
+    }
+
+    #[test]
+    fn rest_at_counts_java_string_units() {
+        let url = "https://bücher.example/ü";
+        let t = Target {
+            scheme: linekit_core::line::Scheme::Https,
+            host: "h".into(),
+            port: None,
+            path_prefix: None,
+            rest_at: url.find("/ü").unwrap(),
+        };
+        let mut s = String::new();
+        push_target(&mut s, &t, url);
+        assert_eq!(t.rest_at, 23, "bytes: ü is two");
+        assert_eq!(s, "https\nh\n\n\n22", "UTF-16 units: ü is one");
     }
 
     #[test]
@@ -460,46 +545,73 @@ mod tests {
             .expect("valid config")
     }
 
+    /// The fields of an HTTP route answer for a request on the test engine.
+    fn route_fields(url: &str, method: &str, headers: Option<&str>, one_shot: bool) -> Vec<String> {
+        let packed = route_packed(
+            &test_engine(),
+            url,
+            method,
+            headers,
+            false,
+            one_shot,
+            Some("x\ny"),
+        );
+        packed.split('\n').map(str::to_string).collect()
+    }
+
     #[test]
     fn route_packed_goes_through_the_engine_with_the_config_limits() {
-        let engine = test_engine();
-        let packed = route_packed(
-            &engine,
-            "http://other.test/a",
-            "GET",
-            None,
-            false,
-            Some("a\nb"),
-        );
-        let fields: Vec<&str> = packed.split('\n').collect();
-        assert_eq!(fields.len(), 8, "{packed}");
+        let fields = route_fields("http://other.test/a", "GET", None, false);
+        assert_eq!(fields.len(), 12, "{fields:?}");
         assert_eq!(fields[0], Reason::Unmanaged.code().to_string());
-        assert_eq!((fields[1], fields[2]), ("2", "4096"));
-        assert_eq!(fields[7], "http://other.test/a");
+        assert_eq!((&*fields[1], &*fields[2]), ("2", "4096"));
+        assert!(
+            fields[7..].iter().all(String::is_empty),
+            "unchanged: no parts"
+        );
+        let fields = route_fields("http://api.linekit.test/a?b", "GET", None, false);
+        assert_eq!(fields[3], "a");
+        assert_eq!(&fields[7..], ["http", "127.0.0.1", "1", "", "23"]);
+    }
+
+    #[test]
+    fn the_core_replay_rule_sets_the_retries_of_the_answer() {
+        let retries = |method, headers, one_shot| {
+            route_fields("http://api.linekit.test/a", method, headers, one_shot)[1].clone()
+        };
+        assert_eq!(retries("GET", None, false), "2");
+        assert_eq!(retries("PUT", None, false), "2");
+        assert_eq!(
+            retries("POST", None, false),
+            "0",
+            "an unkeyed POST is never replayed"
+        );
+        assert_eq!(retries("POST", Some("Idempotency-Key\nk1"), false), "2");
+        assert_eq!(retries("POST", Some("x-transaction-id\nt"), false), "2");
+        assert_eq!(
+            retries("GET", None, true),
+            "0",
+            "a one-shot body cannot be sent twice"
+        );
+        assert_eq!(retries("POST", Some("Idempotency-Key\nk1"), true), "0");
     }
 
     #[test]
     fn private_headers_are_read_by_the_core_rule_first_occurrence_wins() {
-        let engine = test_engine();
-        let packed = route_packed(
-            &engine,
+        let fields = route_fields(
             "http://other.test/a",
             "GET",
             Some("x-line-biz\n cdn \nX-Line-Biz\nspot\nX-Line-Debug\n1"),
             false,
-            None,
         );
-        let fields: Vec<&str> = packed.split('\n').collect();
-        assert_eq!((fields[3], fields[4]), ("c", "cdn"), "{packed}");
-        let packed = route_packed(
-            &engine,
+        assert_eq!((&*fields[3], &*fields[4]), ("c", "cdn"), "{fields:?}");
+        let fields = route_fields(
             "http://api.linekit.test/a",
             "GET",
             Some("X-Line-Keep-Original-Host\nTRUE"),
             false,
-            None,
         );
-        assert!(packed.starts_with(&format!("{}\n", Reason::KeepOriginal.code())));
+        assert_eq!(fields[0], Reason::KeepOriginal.code().to_string());
         assert_eq!(header_pairs(Some("a\n1\ndangling")), vec![("a", "1")]);
         assert!(header_pairs(Some("")).is_empty());
     }

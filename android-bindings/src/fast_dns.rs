@@ -26,11 +26,12 @@
 //! as [`crate::fast`].
 
 use crate::dns::{ip_from_bytes, pack_lookup};
-use crate::fast::{engine, guarded, read, text, Failure};
+use crate::fast::{read, required, with_engine, Failure};
 use jni::objects::{JByteArray, JClass, JString};
 use jni::sys::{jboolean, jbyteArray, jint, jlong, jobject, JNI_FALSE, JNI_TRUE};
 use jni::JNIEnv;
 use linekit_core::dns::ConnectError;
+use linekit_core::engine::LineKit;
 use std::net::IpAddr;
 use std::sync::Arc;
 
@@ -54,6 +55,21 @@ pub(crate) fn read_ip(env: &JNIEnv<'_>, ip: &JByteArray<'_>) -> Result<IpAddr, F
     ip_from_bytes(&bytes[..n]).ok_or(Failure::Argument("linekit: an address has 4 or 16 bytes"))
 }
 
+/// [`with_engine`] with the call's `host` argument read too (it must not be null).
+fn with_host<'l, R>(
+    env: &mut JNIEnv<'l>,
+    handle: jlong,
+    host: &JString<'l>,
+    default: R,
+    f: impl FnOnce(&mut JNIEnv<'l>, &LineKit, &str) -> Result<R, Failure>,
+) -> R {
+    with_engine(env, handle, default, |env, engine| {
+        let h = read(env, host)?;
+        let h = required(&h, "linekit: host must not be null")?;
+        f(env, engine, &h)
+    })
+}
+
 /// `static native byte[] lookup(long handle, String host, long network)`: packed
 /// addresses, or null for `system`. `network` is the `Network.getNetworkHandle()` of the
 /// client's bound network, whose own records are read; 0 means the default network.
@@ -65,29 +81,29 @@ pub extern "system" fn Java_dev_linekit_internal_NativeDns_lookup<'l>(
     host: JString<'l>,
     network: jlong,
 ) -> jbyteArray {
-    guarded(&mut env, std::ptr::null_mut(), |env| {
-        // SAFETY: the Kotlin wrapper keeps the handle live during the call.
-        let engine = unsafe { engine(handle) }?;
-        let h = read(env, &host)?;
-        let Some(h) = text(&h) else {
-            return Err(Failure::Argument("linekit: host must not be null"));
-        };
-        let answer = match network {
-            0 => engine.lookup(&h),
-            // A Java long carries the platform's unsigned 64-bit handle bit for bit.
-            n => engine.lookup_on(&h, n as u64),
-        };
-        match pack_lookup(&answer) {
-            None => Ok(std::ptr::null_mut()),
-            Some(packed) => {
-                let keep = keep_ms(answer.memo_until_ms, engine.now_ms());
-                let mut out = Vec::with_capacity(4 + packed.len());
-                out.extend_from_slice(&keep.to_be_bytes());
-                out.extend_from_slice(&packed);
-                Ok(env.byte_array_from_slice(&out)?.into_raw())
+    with_host(
+        &mut env,
+        handle,
+        &host,
+        std::ptr::null_mut(),
+        |env, engine, h| {
+            let answer = match network {
+                0 => engine.lookup(h),
+                // A Java long carries the platform's unsigned 64-bit handle bit for bit.
+                n => engine.lookup_on(h, n as u64),
+            };
+            match pack_lookup(&answer) {
+                None => Ok(std::ptr::null_mut()),
+                Some(packed) => {
+                    let keep = keep_ms(answer.memo_until_ms, engine.now_ms());
+                    let mut out = Vec::with_capacity(4 + packed.len());
+                    out.extend_from_slice(&keep.to_be_bytes());
+                    out.extend_from_slice(&packed);
+                    Ok(env.byte_array_from_slice(&out)?.into_raw())
+                }
             }
-        }
-    })
+        },
+    )
 }
 
 /// How long (ms) an answer valid until monotonic `memo_until_ms` may be kept when it is
@@ -105,9 +121,7 @@ pub extern "system" fn Java_dev_linekit_internal_NativeDns_generation<'l>(
     _class: JClass<'l>,
     handle: jlong,
 ) -> jobject {
-    guarded(&mut env, std::ptr::null_mut(), |env| {
-        // SAFETY: the Kotlin wrapper keeps the handle live during the call.
-        let engine = unsafe { engine(handle) }?;
+    with_engine(&mut env, handle, std::ptr::null_mut(), |env, engine| {
         // Deliberately never released: the buffer may outlive the engine (module docs).
         let counter = Arc::into_raw(Arc::clone(engine.dns_generation()));
         // SAFETY: `counter` points at 4 bytes that are never freed (above); Java only
@@ -128,17 +142,11 @@ pub extern "system" fn Java_dev_linekit_internal_NativeDns_connectFailed<'l>(
     ip: JByteArray<'l>,
     error: jint,
 ) -> jboolean {
-    guarded(&mut env, JNI_FALSE, |env| {
-        // SAFETY: the Kotlin wrapper keeps the handle live during the call.
-        let engine = unsafe { engine(handle) }?;
+    with_host(&mut env, handle, &host, JNI_FALSE, |env, engine, h| {
         let error = connect_error_from_code(error)
             .ok_or(Failure::Argument("linekit: unknown connect error"))?;
         let ip = read_ip(env, &ip)?;
-        let h = read(env, &host)?;
-        let Some(h) = text(&h) else {
-            return Err(Failure::Argument("linekit: host must not be null"));
-        };
-        Ok(if engine.connect_failed(&h, ip, error) {
+        Ok(if engine.connect_failed(h, ip, error) {
             JNI_TRUE
         } else {
             JNI_FALSE
@@ -156,18 +164,12 @@ pub extern "system" fn Java_dev_linekit_internal_NativeDns_connectSucceeded<'l>(
     ip: JByteArray<'l>,
     connect_ms: jlong,
 ) {
-    guarded(&mut env, (), |env| {
-        // SAFETY: the Kotlin wrapper keeps the handle live during the call.
-        let engine = unsafe { engine(handle) }?;
+    with_host(&mut env, handle, &host, (), |env, engine, h| {
         let ip = read_ip(env, &ip)?;
-        let h = read(env, &host)?;
-        let Some(h) = text(&h) else {
-            return Err(Failure::Argument("linekit: host must not be null"));
-        };
         // A measured connect time also feeds the per-address ranking; -1 = not measured.
         match u64::try_from(connect_ms) {
-            Ok(ms) => engine.connect_succeeded_ms(&h, ip, ms),
-            Err(_) => engine.connect_succeeded(&h, ip),
+            Ok(ms) => engine.connect_succeeded_ms(h, ip, ms),
+            Err(_) => engine.connect_succeeded(h, ip),
         }
         Ok(())
     })

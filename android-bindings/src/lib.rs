@@ -43,10 +43,7 @@ mod sink;
 mod transport;
 mod ws;
 
-pub use diagnosis::{
-    AddressCheck, DiagnosisHost, DiagnosisLine, DiagnosisMeasurements, DiagnosisPlan,
-    DiagnosisSession, DiagnosisText, HostAnswer, ProbeCheck,
-};
+pub use diagnosis::{DiagnosisHost, DiagnosisLine, DiagnosisPlan, DiagnosisSession};
 pub use dns::pack_lookup;
 pub use error::LineKitError;
 pub use native::NativeLineKit;
@@ -54,9 +51,7 @@ pub use records::{ConfigUpdate, NetworkInfo};
 pub use remote::{app_config_errors, ConfigFieldError};
 pub use sink::TraceSink;
 pub use transport::{
-    HttpHeader, HttpTransport, TransportCompletion, TransportFailure, TransportKind,
-    TransportOutcome, TransportRequest,
+    HttpHeader, HttpTransport, TransportCompletion, TransportOutcome, TransportRequest,
 };
-pub use ws::WsEvent;
 
 pub use linekit_core;

@@ -11,6 +11,11 @@
 //!
 //! A panic (or an unexpected foreign exception surfacing as one) inside `start` is caught
 //! here so it cannot take the runtime thread down; the request then times out.
+//!
+//! The request kind and the failure are the core's own [`RequestKind`] and
+//! [`TransportError`] (their UniFFI form is derived where they are declared); the request
+//! and the response are records of their own here because headers cross as name/value
+//! records, not tuples.
 
 use linekit_core::transport::{
     Completion, RequestKind, Transport, TransportError, TransportRequest as CoreRequest,
@@ -18,17 +23,6 @@ use linekit_core::transport::{
 };
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
-
-/// What a transport request is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
-pub enum TransportKind {
-    /// A detect probe of one line.
-    Probe,
-    /// An HTTPDNS query.
-    HttpDns,
-    /// A fetch of the remote config (bodies up to 256 KiB).
-    Config,
-}
 
 /// One request header.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
@@ -44,8 +38,8 @@ pub struct HttpHeader {
 pub struct TransportRequest {
     /// Engine-assigned id (for `cancel`).
     pub id: u64,
-    /// Probe or HTTPDNS query.
-    pub kind: TransportKind,
+    /// Probe, HTTPDNS query or config fetch.
+    pub kind: RequestKind,
     /// HTTP method (`HEAD`, `GET`).
     pub method: String,
     /// Absolute URL: a fixed line origin or a provider endpoint, never a routed URL.
@@ -56,29 +50,6 @@ pub struct TransportRequest {
     pub timeout_ms: u64,
 }
 
-/// Why a request got no HTTP response.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
-pub enum TransportFailure {
-    /// The host name could not be resolved.
-    Dns,
-    /// The connection was refused or reset.
-    ConnectRefused,
-    /// Connecting timed out.
-    ConnectTimeout,
-    /// The TLS handshake failed.
-    Tls,
-    /// The deadline passed.
-    Timeout,
-    /// The device has no usable network.
-    LocalNetwork,
-    /// The request was cancelled.
-    Cancelled,
-    /// The body was larger than 64 KiB.
-    TooLarge,
-    /// Anything else.
-    Other,
-}
-
 /// The result of one request.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
 pub enum TransportOutcome {
@@ -86,7 +57,7 @@ pub enum TransportOutcome {
     Response {
         /// Status code.
         status: u16,
-        /// Body, at most 64 KiB — 256 KiB for [`TransportKind::Config`] (a longer one
+        /// Body, at most 64 KiB — 256 KiB for [`RequestKind::Config`] (a longer one
         /// must be reported as `TooLarge`).
         body: Vec<u8>,
         /// Response headers in arrival order (the core reads at most 64; config fetches
@@ -96,7 +67,7 @@ pub enum TransportOutcome {
     /// No response.
     Failed {
         /// Why.
-        error: TransportFailure,
+        error: TransportError,
     },
 }
 
@@ -119,17 +90,7 @@ impl From<TransportOutcome> for TransportResult {
                     .map(|h| (h.name, h.value))
                     .collect(),
             },
-            TransportOutcome::Failed { error } => TransportResult::Failed(match error {
-                TransportFailure::Dns => TransportError::Dns,
-                TransportFailure::ConnectRefused => TransportError::ConnectRefused,
-                TransportFailure::ConnectTimeout => TransportError::ConnectTimeout,
-                TransportFailure::Tls => TransportError::Tls,
-                TransportFailure::Timeout => TransportError::Timeout,
-                TransportFailure::LocalNetwork => TransportError::LocalNetwork,
-                TransportFailure::Cancelled => TransportError::Cancelled,
-                TransportFailure::TooLarge => TransportError::TooLarge,
-                TransportFailure::Other => TransportError::Other("foreign transport".into()),
-            }),
+            TransportOutcome::Failed { error } => TransportResult::Failed(error),
         }
     }
 }
@@ -137,8 +98,8 @@ impl From<TransportOutcome> for TransportResult {
 /// The longest body the core accepts from the transport for a request of `kind` (a longer
 /// one must be reported as `TooLarge`): the one limit both sides read.
 #[uniffi::export]
-pub fn transport_max_body_bytes(kind: TransportKind) -> u64 {
-    kind_limit(kind) as u64
+pub fn transport_max_body_bytes(kind: RequestKind) -> u64 {
+    kind.max_body_bytes() as u64
 }
 
 /// Delivers the result of one request to the core. Thread-safe; the first `complete`
@@ -185,14 +146,6 @@ pub trait HttpTransport: Send + Sync {
     fn cancel(&self, id: u64);
 }
 
-fn kind_limit(kind: TransportKind) -> usize {
-    match kind {
-        TransportKind::Probe => RequestKind::Probe.max_body_bytes(),
-        TransportKind::HttpDns => RequestKind::HttpDns.max_body_bytes(),
-        TransportKind::Config => RequestKind::Config.max_body_bytes(),
-    }
-}
-
 /// Adapts a foreign [`HttpTransport`] to the core's [`Transport`].
 pub(crate) struct ForeignTransport(pub(crate) Box<dyn HttpTransport>);
 
@@ -200,11 +153,7 @@ impl Transport for ForeignTransport {
     fn start(&self, request: CoreRequest, done: Completion) {
         let request = TransportRequest {
             id: request.id,
-            kind: match request.kind {
-                RequestKind::Probe => TransportKind::Probe,
-                RequestKind::HttpDns => TransportKind::HttpDns,
-                RequestKind::Config => TransportKind::Config,
-            },
+            kind: request.kind,
             method: request.method,
             url: request.url,
             headers: request
@@ -216,7 +165,7 @@ impl Transport for ForeignTransport {
         };
         // The per-kind body limit (64 KiB, 256 KiB for config fetches), whatever the
         // foreign side read.
-        let limit = kind_limit(request.kind);
+        let limit = request.kind.max_body_bytes();
         let done = Completion::new(move |result| {
             done.complete(match result {
                 TransportResult::Response { body, .. } if body.len() > limit => {
@@ -256,7 +205,7 @@ mod tests {
             }],
         }));
         assert!(!c.complete(TransportOutcome::Failed {
-            error: TransportFailure::Timeout
+            error: TransportError::Timeout
         }));
         assert_eq!(
             rx.recv().ok(),
@@ -282,7 +231,7 @@ mod tests {
         );
         assert_eq!(
             TransportResult::from(TransportOutcome::Failed {
-                error: TransportFailure::ConnectRefused
+                error: TransportError::ConnectRefused
             }),
             TransportResult::Failed(TransportError::ConnectRefused)
         );

@@ -6,21 +6,22 @@
 
 #[path = "config_fleet_model.rs"]
 mod config_fleet_model;
+#[path = "support/report.rs"]
+mod report;
 
 use config_fleet_model::{defaults, lock_step, simulate, ConfigFleetParams, ConfigFleetResult};
 
 fn main() {
-    let installs = std::env::var("FLEET_INSTALLS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(20_000);
+    report::run("config_fetch_qps", 20_000, figures);
+}
+
+fn figures(installs: u32) -> serde_json::Value {
     let duration_s = 4 * 3_600;
-    let started = std::time::Instant::now();
     let summary = |r: &ConfigFleetResult| {
         serde_json::json!({
             "peak_qps": r.peak_qps,
-            "mean_qps": (r.mean_qps * 100.0).round() / 100.0,
-            "peak_to_mean": (r.peak_to_mean * 100.0).round() / 100.0,
+            "mean_qps": report::round2(r.mean_qps),
+            "peak_to_mean": report::round2(r.peak_to_mean),
             "total_fetches": r.total,
         })
     };
@@ -35,20 +36,14 @@ fn main() {
         ..defaults(installs, 3_600)
     });
     let outage_window = &outage.per_second[..600];
-    println!(
-        "{}",
-        serde_json::json!({
-            "benchmark": "config_fetch_qps",
-            "installs": installs,
-            "duration_s": duration_s,
-            "linekit_defaults": summary(&ours),
-            "jitter_equals_interval": summary(&wide),
-            "lock_step": summary(&naive),
-            "outage_600s_first": {
-                "peak_qps": outage_window.iter().max(),
-                "mean_qps": (outage_window.iter().sum::<u64>() as f64 / 600.0 * 100.0).round() / 100.0,
-            },
-            "sim_seconds": started.elapsed().as_secs_f64(),
-        })
-    );
+    serde_json::json!({
+        "duration_s": duration_s,
+        "linekit_defaults": summary(&ours),
+        "jitter_equals_interval": summary(&wide),
+        "lock_step": summary(&naive),
+        "outage_600s_first": {
+            "peak_qps": outage_window.iter().max(),
+            "mean_qps": report::round2(outage_window.iter().sum::<u64>() as f64 / 600.0),
+        },
+    })
 }

@@ -3,11 +3,11 @@
 //! install in lock-step). Each install runs the real [`DetectScheduler`]; the model counts
 //! the probes that reach the backup line per second of virtual time. No sockets, no sleeps.
 //!
-//! When installs do not know the backup yet, the failures are urgent triggers: the first
-//! detect of the incident waits only the short urgent jitter, so the whole fleet probes once
-//! in the first `urgent_jitter_ms` (the *onset*); every later detect uses the jitter that
-//! spans the cooldown. When they know it (the usual case), traffic moves without a probe
-//! and no detect is urgent. The result keeps the onset apart from the steady state.
+//! What an install knows of the backup decides how urgent its first detect is
+//! ([`Discovery`]): known fast (the usual case) — traffic moves without a probe and no detect
+//! is urgent; found only by probing (nothing known fast) — the whole fleet probes once
+//! within `urgent_jitter_ms` (the *onset*). Every later detect uses the jitter that spans
+//! the cooldown. The result keeps the onset apart from the steady state.
 
 use linekit_core::config::Thresholds;
 use linekit_core::detect::{DetectScheduler, Plan, Trigger};
@@ -26,9 +26,18 @@ pub struct FleetParams {
     pub request_interval_ms: u64,
     /// Scheduler thresholds (jitter, cooldown, budget).
     pub thresholds: Thresholds,
-    /// Whether installs already know the backup is fast (start-up probes, earlier traffic):
-    /// then traffic moves without a probe and the failures are not urgent triggers.
-    pub backup_known: bool,
+    /// How installs learn that the backup is fast.
+    pub discovery: Discovery,
+}
+
+/// How an install learns that the backup is fast.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Discovery {
+    /// Known before the outage (start-up probes, earlier traffic): the failures are not
+    /// urgent triggers.
+    Known,
+    /// Unknown until a probe of it answers: the failures are urgent triggers.
+    ProbeOnly,
 }
 
 /// Probe traffic reaching the backup line.
@@ -78,6 +87,14 @@ pub fn simulate(p: &FleetParams) -> FleetResult {
     let end = p.outage_s * 1_000;
     let mut per_second = vec![0u64; p.outage_s as usize];
     let mut total = 0u64;
+    // When each install knows the backup is fast (`u64::MAX`: not yet).
+    let mut known_at: Vec<u64> = vec![
+        match p.discovery {
+            Discovery::Known => 0,
+            Discovery::ProbeOnly => u64::MAX,
+        };
+        p.installs as usize
+    ];
     let mut heap: BinaryHeap<Reverse<(u64, u32, Event)>> = BinaryHeap::new();
     for i in 0..p.installs {
         heap.push(Reverse((0, i, Event::Trigger)));
@@ -87,10 +104,11 @@ pub fn simulate(p: &FleetParams) -> FleetResult {
             break;
         }
         let s = &mut schedulers[i as usize];
+        let known = t >= known_at[i as usize];
         match event {
             Event::Trigger => {
                 if let Plan::StartAt { at, token } =
-                    s.request_as(&biz, Trigger::ConsecutiveFailures, !p.backup_known, t)
+                    s.request_as(&biz, Trigger::ConsecutiveFailures, !known, t)
                 {
                     heap.push(Reverse((at, i, Event::Start(token))));
                 }
@@ -109,6 +127,8 @@ pub fn simulate(p: &FleetParams) -> FleetResult {
                     total += 1;
                     if k == 0 {
                         per_second[(t / 1_000) as usize] += 1;
+                        let learned = &mut known_at[i as usize];
+                        *learned = (*learned).min(t + cost);
                     }
                     heap.push(Reverse((t + cost, i, Event::ProbeDone)));
                 }
@@ -157,14 +177,15 @@ pub fn linekit(installs: u32, outage_s: u64) -> FleetParams {
         outage_s,
         request_interval_ms: 10_000,
         thresholds: Thresholds::default(),
-        backup_known: true,
+        discovery: Discovery::Known,
     }
 }
 
-/// Linekit's defaults, installs that have no data on the backup (the worst case).
+/// Linekit's defaults, installs that have no data on the backup and can learn it only by
+/// probing (the worst case).
 pub fn linekit_backup_unknown(installs: u32, outage_s: u64) -> FleetParams {
     FleetParams {
-        backup_known: false,
+        discovery: Discovery::ProbeOnly,
         ..linekit(installs, outage_s)
     }
 }

@@ -1,20 +1,20 @@
 //! Line pool hot paths: `select` on a sticky hit in an 8-line pool, and `record`.
 
+#[path = "../tests/support/lines.rs"]
+mod lines;
+
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use linekit_core::config::{LineConfig, Thresholds};
+use linekit_core::config::Thresholds;
 use linekit_core::line::{LinePool, Outcome, Protocol};
 
 fn eight_line_pool() -> LinePool {
-    let lines: Vec<LineConfig> = (0..8)
-        .map(|i| LineConfig {
-            id: format!("line{i}"),
-            url: format!("https://cdn{i}.example.com"),
-            priority: None,
-            weight: 100,
-        })
-        .collect();
-    let mut pool = LinePool::new(Protocol::Http, &lines, &Thresholds::default(), false)
-        .expect("valid bench pool");
+    let mut pool = LinePool::new(
+        Protocol::Http,
+        &lines::cdn_lines(8),
+        &Thresholds::default(),
+        false,
+    )
+    .expect("valid bench pool");
     for i in 0..8 {
         pool.record(0, i, Outcome::Ok, Some(200), 50 + i as u64 * 10);
     }

@@ -10,11 +10,16 @@
 //! Prints one JSON document (nanoseconds; each per-call figure includes ~20-30 ns of
 //! `Instant::now` overhead, the same in every situation).
 
+#[path = "../tests/support/dns.rs"]
+mod dns;
+#[path = "../tests/support/manual.rs"]
+mod manual;
+
+use dns::HOSTS;
 use linekit_core::clock::ManualClock;
-use linekit_core::config::model::HttpDnsConfig;
-use linekit_core::dns::{DnsCache, DnsSettings, HostAnswer, Source};
-use linekit_core::engine::{LineKit, RuntimeMode};
-use linekit_core::net::{NetworkKey, NetworkState};
+use linekit_core::dns::Source;
+use linekit_core::engine::LineKit;
+use linekit_core::net::NetworkState;
 use linekit_core::transport::{Completion, Transport, TransportRequest, TransportResult};
 use parking_lot::Mutex;
 use std::hint::black_box;
@@ -23,12 +28,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 const SAMPLES: usize = 2_000_000;
-const HOSTS: [&str; 4] = [
-    "api.example.com",
-    "cdn.example.com",
-    "img.example.com",
-    "ws.example.com",
-];
 
 /// Answers HTTPDNS queries at once, or (when `hang` is set) keeps them forever.
 #[derive(Default)]
@@ -61,8 +60,9 @@ impl HangingTransport {
                 .nth(1)
                 .unwrap_or("api.example.com")
                 .to_string();
+            let [v4a, v4b, v6a, v6b] = dns::ADDRS;
             let body = format!(
-                r#"{{"host":"{host}","ips":["47.118.227.108","47.118.227.111"],"ipsv6":["240e:960:c00:e:3::3ef","240e:960:c00:e:3::3f0"],"ttl":600}}"#
+                r#"{{"host":"{host}","ips":["{v4a}","{v4b}"],"ipsv6":["{v6a}","{v6b}"],"ttl":600}}"#
             );
             done.complete(TransportResult::Response {
                 status: 200,
@@ -106,16 +106,8 @@ fn engine() -> (Arc<LineKit>, Arc<HangingTransport>, ManualClock) {
       "trace": {"sample_rate": 0.0},
       "httpdns": {"providers": [{"id": "ali", "format": "aliyun", "url": "https://47.74.1.1/1/d"}],
                   "hosts": ["*.example.com"], "refresh_ratio": 0.5, "jitter_ratio": 0, "min_ttl_s": 30}}"#;
-    let clock = ManualClock::new(0, 1_700_000_000_000);
     let transport = Arc::new(HangingTransport::default());
-    let kit = LineKit::builder()
-        .config_json(config)
-        .clock(Arc::new(clock.clone()))
-        .seed(3)
-        .transport(transport.clone())
-        .runtime_mode(RuntimeMode::Manual)
-        .build()
-        .unwrap_or_else(|e| panic!("bench config: {e}"));
+    let (kit, clock) = manual::engine(config, 3, &transport);
     kit.on_network_changed(NetworkState {
         handle: 1,
         validated: true,
@@ -171,30 +163,8 @@ fn main() {
     let hung_queries = transport.started.load(Ordering::Relaxed) - before;
 
     // writer: the cache itself, another thread inserting (each insert publishes a snapshot).
-    let (settings, _) = DnsSettings::from_config(&HttpDnsConfig {
-        hosts: vec!["*.example.com".into()],
-        ..HttpDnsConfig::default()
-    });
-    let cache = Arc::new(DnsCache::new(settings, 1));
-    let net = NetworkKey::new(1, 1);
-    cache.set_network(net, None);
-    let answer = |host: &str, ttl: u32| {
-        let mut a = HostAnswer::new(host, ttl);
-        for ip in [
-            "47.118.227.108",
-            "47.118.227.111",
-            "240e:960:c00:e:3::3ef",
-            "240e:960:c00:e:3::3f0",
-        ] {
-            if let Ok(ip) = ip.parse() {
-                a.push(ip);
-            }
-        }
-        a
-    };
-    for (n, h) in HOSTS.iter().enumerate() {
-        let _ = cache.insert(net, "ali", &answer(h, 600 + n as u32), 0, 0);
-    }
+    let (cache, net) = dns::filled_cache();
+    let cache = Arc::new(cache);
     let cache_idle = sample(|| {
         black_box(cache.lookup(black_box("api.example.com"), 1_000));
     });
@@ -207,7 +177,7 @@ fn main() {
             while !stop.load(Ordering::Relaxed) {
                 n = n.wrapping_add(1);
                 let host = HOSTS[(n & 3) as usize];
-                let _ = cache.insert(net, "ali", &answer(host, 600 + (n % 50)), 1_000, 0);
+                let _ = cache.insert(net, "ali", &dns::answer(host, 600 + (n % 50)), 1_000, 0);
                 published.fetch_add(1, Ordering::Relaxed);
             }
         })

@@ -5,15 +5,19 @@
 //! and failed attempts are retried on the next line like the interceptor does.
 //! `WHATIF_TRACE_OUT=FILE` also writes the trace (for a timed `linekit` run).
 
+#[path = "../tests/support/manual.rs"]
+mod manual;
+#[path = "../tests/support/trace.rs"]
+mod trace;
+
 use criterion::{criterion_group, criterion_main, Criterion};
-use linekit_core::engine::{LineKit, Report, RouteRequest};
+use linekit_core::engine::{Report, RouteRequest};
 use linekit_core::line::Outcome;
-use linekit_core::trace::{TraceEvent, TraceSink};
-use linekit_core::{whatif, ManualClock};
-use parking_lot::Mutex;
+use linekit_core::whatif;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
+use trace::TraceLines;
 
 const REQUESTS: u64 = 100_000;
 const SPAN_MS: u64 = 30 * 60 * 1000;
@@ -35,27 +39,10 @@ fn config(failure_threshold: u32) -> String {
     .to_string()
 }
 
-#[derive(Default)]
-struct Lines(Mutex<String>);
-
-impl TraceSink for Lines {
-    fn emit(&self, e: &TraceEvent) {
-        let mut s = self.0.lock();
-        s.push_str(&e.to_json());
-        s.push('\n');
-    }
-}
-
 fn record() -> String {
-    let clock = ManualClock::new(0, 1_700_000_000_000);
-    let sink = Arc::new(Lines::default());
-    let kit = LineKit::builder()
-        .config_json(config(3))
-        .clock(Arc::new(clock.clone()))
-        .seed(42)
-        .trace_sink(sink.clone())
-        .build()
-        .unwrap();
+    let sink = Arc::new(TraceLines::default());
+    let (builder, clock) = manual::builder(config(3), 42);
+    let kit = builder.trace_sink(sink.clone()).build().unwrap();
     for n in 0..REQUESTS {
         let t = n * SPAN_MS / REQUESTS;
         clock.set_now(t);
@@ -86,8 +73,7 @@ fn record() -> String {
         }
     }
     kit.close();
-    let text = sink.0.lock().clone();
-    text
+    sink.text()
 }
 
 fn bench(c: &mut Criterion) {

@@ -28,9 +28,9 @@ use crate::dns::refresh::{BackoffPolicy, Refresher};
 use crate::dns::{ConnectError, DnsCache, DnsSettings, Lookup};
 use crate::line::headers;
 use crate::line::pool::PoolSnapshot;
-use crate::line::{Outcome, Protocol, WsEvent};
+use crate::line::{Outcome, Protocol, Timings, WsEvent};
 use crate::net::{NetworkMonitor, NetworkState};
-use crate::runtime::Runtime;
+use crate::runtime::{Runtime, Task};
 use crate::trace::redact::host_group;
 use crate::trace::{Reason, Sampler, TraceEvent, TraceKind, TraceSink};
 use crate::transport::Transport;
@@ -78,14 +78,8 @@ pub struct Report<'a> {
     pub status: Option<u16>,
     /// Total cost in milliseconds.
     pub cost_ms: u64,
-    /// DNS time.
-    pub dns_ms: Option<u64>,
-    /// Connect time.
-    pub connect_ms: Option<u64>,
-    /// TLS time.
-    pub tls_ms: Option<u64>,
-    /// Time to first byte.
-    pub ttfb_ms: Option<u64>,
+    /// Phase times (DNS, connect, TLS, first byte).
+    pub timings: Timings,
     /// Value of the business line's `version_header` on the response, if any (raw: the
     /// engine bounds and checks it).
     pub version: Option<&'a str>,
@@ -102,10 +96,7 @@ impl<'a> Report<'a> {
             outcome,
             status: None,
             cost_ms,
-            dns_ms: None,
-            connect_ms: None,
-            tls_ms: None,
-            ttfb_ms: None,
+            timings: Timings::default(),
             version: None,
         }
     }
@@ -551,15 +542,8 @@ impl LineKit {
         if at == 0 || !self.inner.dns.claim_expiry(at) {
             return;
         }
-        let inner = Arc::downgrade(&self.inner);
-        let scheduled = self.inner.runtime.schedule_at(
-            at,
-            Box::new(move || {
-                if let Some(inner) = inner.upgrade() {
-                    inner.dns.expire_kept(at);
-                }
-            }),
-        );
+        let task = self.inner.task(move |inner| inner.dns.expire_kept(at));
+        let scheduled = self.inner.runtime.schedule_at(at, task);
         if scheduled.is_none() {
             // Closed: nothing will keep answers any more; release the claim.
             self.inner.dns.expire_kept(at);
@@ -742,6 +726,18 @@ impl Drop for LineKit {
 }
 
 impl Inner {
+    /// A runtime task that runs `f` on the engine if the engine still exists then: the
+    /// task holds only a weak reference, so a pending timer never keeps a dropped engine
+    /// alive.
+    fn task(self: &Arc<Self>, f: impl FnOnce(&Arc<Inner>) + Send + 'static) -> Task {
+        let weak = Arc::downgrade(self);
+        Box::new(move || {
+            if let Some(inner) = weak.upgrade() {
+                f(&inner);
+            }
+        })
+    }
+
     fn is_open(&self) -> bool {
         *self.open.read()
     }
@@ -843,10 +839,7 @@ fn report_event(r: &Report<'_>, biz: &str, line: &str, now: u64) -> TraceEvent {
         line: Some(line.to_string()),
         outcome: Some(r.outcome.as_str()),
         status: r.status,
-        dns_ms: r.dns_ms,
-        connect_ms: r.connect_ms,
-        tls_ms: r.tls_ms,
-        ttfb_ms: r.ttfb_ms,
+        timings: r.timings,
         total_ms: Some(r.cost_ms),
         ..TraceEvent::default()
     }

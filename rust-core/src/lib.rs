@@ -2,7 +2,9 @@
 //!
 //! The Linekit line engine: every routing decision an app makes about *which* CDN line,
 //! DNS answer or network path to use is taken here, in pure Rust, with no FFI, OkHttp or
-//! Android types. The bindings crate (`linekit-android`) wraps [`engine::LineKit`] for Kotlin.
+//! Android types. The bindings crate (`linekit-android`) wraps [`engine::LineKit`] for Kotlin;
+//! the records it passes through unchanged derive their UniFFI form here, behind the
+//! `uniffi` feature it enables (namespace `linekit_core`; see `ffi`).
 //!
 //! Layout (one idea per module):
 //! - [`config`]: the JSON model, validation with field paths, the source chain and sealing.
@@ -30,6 +32,10 @@
 
 #[cfg(feature = "cli")]
 pub mod cli;
+#[cfg(feature = "uniffi")]
+mod ffi;
+#[cfg(feature = "uniffi")]
+uniffi::setup_scaffolding!("linekit_core");
 pub mod clock;
 pub mod config;
 pub mod detect;

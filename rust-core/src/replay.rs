@@ -11,7 +11,7 @@ use crate::clock::ManualClock;
 use crate::config::validate::parse_config;
 use crate::dns::ConnectError;
 use crate::engine::{LineKit, Report, RuntimeMode};
-use crate::line::{Outcome, Protocol, WsEvent};
+use crate::line::{Outcome, Protocol, Timings, WsEvent};
 use crate::net::{NetworkState, PrivateDnsMode};
 use crate::trace::event::NoopSink;
 use crate::transport::{Completion, Transport, TransportError, TransportRequest, TransportResult};
@@ -619,10 +619,12 @@ pub(crate) fn execute(
                 outcome,
                 status: *status,
                 cost_ms: *cost_ms,
-                dns_ms: *dns_ms,
-                connect_ms: *connect_ms,
-                tls_ms: *tls_ms,
-                ttfb_ms: *ttfb_ms,
+                timings: Timings {
+                    dns_ms: *dns_ms,
+                    connect_ms: *connect_ms,
+                    tls_ms: *tls_ms,
+                    ttfb_ms: *ttfb_ms,
+                },
                 version: version.as_deref(),
             });
             None

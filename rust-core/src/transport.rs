@@ -18,6 +18,7 @@ pub const MAX_HEADERS: usize = 64;
 
 /// What a request is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum RequestKind {
     /// A detect probe of one line.
     Probe,
@@ -70,6 +71,7 @@ pub struct TransportRequest {
 
 /// Why a request failed without an HTTP response.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum TransportError {
     /// The host name could not be resolved.
     Dns,

@@ -32,6 +32,11 @@ pub trait WireEnum: Copy + Sized + 'static {
     /// The variant's name in Rust (`Http4xx`).
     fn rust_name(self) -> &'static str;
 
+    /// Every variant's wire name, in code order.
+    fn names() -> Vec<&'static str> {
+        Self::all().iter().map(|v| v.wire_name()).collect()
+    }
+
     /// `(rust name, wire name, doc)` of every variant, in code order.
     fn table() -> Table {
         Self::all()
@@ -41,13 +46,37 @@ pub trait WireEnum: Copy + Sized + 'static {
     }
 }
 
+/// How the parse error of a wire enum lists the names it knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listing {
+    /// `expected one of a, b, c` (the default).
+    OneOf,
+    /// `expected a, b or c`.
+    Or,
+}
+
+/// The [`std::str::FromStr`] error of a wire enum of kind `kind` for the unknown name `s`:
+/// `unknown KIND "s" (expected …)`, the known `names` listed as `listing` says.
+pub fn unknown_name(kind: &str, s: &str, names: &[&str], listing: Listing) -> String {
+    let expected = match (listing, names.split_last()) {
+        (Listing::Or, Some((last, rest))) if !rest.is_empty() => {
+            format!("{} or {last}", rest.join(", "))
+        }
+        _ => format!("one of {}", names.join(", ")),
+    };
+    format!("unknown {kind} {s:?} (expected {expected})")
+}
+
 /// Declares a wire enum: `Variant = "wire_name",` per line, each with its `///` doc.
+///
+/// The enum always derives `Debug, Clone, Copy, PartialEq, Eq, Hash`; further attributes
+/// go before `enum`. `, default = Variant` after the kind implements [`Default`];
+/// `, listing = Or` makes the parse error list the names as `a, b or c` (see [`Listing`]).
 ///
 /// ```ignore
 /// wire_enum! {
 ///     /// What happened.
-///     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-///     pub enum Outcome: "outcome" {
+///     pub enum Outcome: "outcome", default = Ok {
 ///         /// The line answered.
 ///         Ok = "ok",
 ///     }
@@ -55,9 +84,16 @@ pub trait WireEnum: Copy + Sized + 'static {
 /// ```
 #[macro_export]
 macro_rules! wire_enum {
+    (@listing) => {
+        $crate::wire::Listing::OneOf
+    };
+    (@listing $listing:ident) => {
+        $crate::wire::Listing::$listing
+    };
     (
         $(#[$meta:meta])*
-        $vis:vis enum $name:ident : $kind:literal {
+        $vis:vis enum $name:ident : $kind:literal
+            $(, default = $default:ident)? $(, listing = $listing:ident)? {
             $(
                 $(#[doc = $doc:literal])*
                 $variant:ident = $wire:literal,
@@ -65,6 +101,7 @@ macro_rules! wire_enum {
         }
     ) => {
         $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         $vis enum $name {
             $(
                 $(#[doc = $doc])*
@@ -114,6 +151,14 @@ macro_rules! wire_enum {
             }
         }
 
+        $(
+            impl ::std::default::Default for $name {
+                fn default() -> Self {
+                    $name::$default
+                }
+            }
+        )?
+
         impl ::std::fmt::Display for $name {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(self.as_str())
@@ -124,8 +169,12 @@ macro_rules! wire_enum {
             type Err = String;
             fn from_str(s: &str) -> Result<Self, String> {
                 Self::ALL.iter().copied().find(|v| v.as_str() == s).ok_or_else(|| {
-                    let names: Vec<&str> = Self::ALL.iter().map(|v| v.as_str()).collect();
-                    format!("unknown {} {s:?} (expected one of {})", $kind, names.join(", "))
+                    $crate::wire::unknown_name(
+                        $kind,
+                        s,
+                        &<Self as $crate::wire::WireEnum>::names(),
+                        $crate::wire_enum!(@listing $($listing)?),
+                    )
                 })
             }
         }
@@ -182,6 +231,29 @@ mod tests {
         assert!(
             err.contains("unknown outcome") && err.contains("http_4xx"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn parse_errors_list_the_names_as_the_enum_says() {
+        let names = ["a", "b", "c"];
+        assert_eq!(
+            unknown_name("thing", "x", &names, Listing::OneOf),
+            r#"unknown thing "x" (expected one of a, b, c)"#
+        );
+        assert_eq!(
+            unknown_name("thing", "x", &names, Listing::Or),
+            r#"unknown thing "x" (expected a, b or c)"#
+        );
+        assert_eq!(
+            "udp".parse::<crate::line::Protocol>().unwrap_err(),
+            r#"unknown protocol "udp" (expected http or ws)"#
+        );
+        assert_eq!(
+            "bind"
+                .parse::<crate::dns::providers::ProviderFormat>()
+                .unwrap_err(),
+            r#"unknown provider format "bind" (expected aliyun, aliyun-batch, dnspod, doh-json or doh-wire)"#
         );
     }
 }

@@ -1,36 +1,15 @@
 //! `linekit config check|seal|open` driven in-process through `cli::run` (`docs/architecture.md#cli`).
 #![cfg(feature = "cli")]
 
-use linekit_core::cli::run;
+mod support;
+
 use serde_json::{json, Value};
 use std::path::PathBuf;
+use support::cli::{error_of, json_of, run as cli};
 
 const KEY_HEX: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 const OTHER_KEY_HEX: &str = "ff0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 const REFERENCE_EXAMPLE: &str = include_str!("fixtures/reference_example.json");
-
-struct Output {
-    code: i32,
-    out: String,
-    err: String,
-}
-
-fn cli(args: &[&str], stdin: &[u8]) -> Output {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let mut input = stdin;
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = run(&args, &mut input, &mut out, &mut err);
-    Output {
-        code,
-        out: String::from_utf8(out).expect("stdout is UTF-8"),
-        err: String::from_utf8(err).expect("stderr is UTF-8"),
-    }
-}
-
-fn json_of(text: &str) -> Value {
-    serde_json::from_str(text.trim())
-        .unwrap_or_else(|e| panic!("not one JSON document: {e}: {text}"))
-}
 
 fn json_lines(text: &str) -> Vec<Value> {
     text.lines().map(json_of).collect()
@@ -124,13 +103,8 @@ fn check_reports_non_json_non_utf8_and_oversized_input_as_config_errors() {
 fn a_missing_file_is_a_clear_error() {
     let o = cli(&["config", "check", "/definitely/not/here.json"], b"");
     assert_eq!(o.code, 1);
-    let e = json_of(&o.err);
-    assert!(
-        e["error"]
-            .as_str()
-            .is_some_and(|m| m.contains("no such file")),
-        "{e}"
-    );
+    let e = error_of(&o.err);
+    assert!(e.contains("no such file"), "{e}");
     let o = cli(
         &[
             "config",

@@ -1,18 +1,12 @@
 //! `linekit httpdns parse`, `ip classify` and `ip order`, driven in-process.
 #![cfg(feature = "cli")]
 
-use linekit_core::cli::run;
+mod support;
+
 use serde_json::{json, Value};
 
 fn cli(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = run(&args, &mut &stdin[..], &mut out, &mut err);
-    (
-        code,
-        String::from_utf8_lossy(&out).into_owned(),
-        String::from_utf8_lossy(&err).into_owned(),
-    )
+    support::cli::run(args, stdin).into()
 }
 
 fn parse_json(s: &str) -> Value {

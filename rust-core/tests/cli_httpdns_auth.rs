@@ -2,20 +2,16 @@
 //! send; `linekit httpdns parse --config F --provider ID` decrypts before parsing.
 #![cfg(feature = "cli")]
 
-use linekit_core::cli::run;
+mod support;
+
 use linekit_core::dns::providers::auth::{des_encrypt_hex, des_key};
 use serde_json::{json, Value};
 
+/// The exit code, stdout as JSON (null when it is not one document) and stderr.
 fn cli(args: &[&str], stdin: &[u8]) -> (i32, Value, String) {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = run(&args, &mut &stdin[..], &mut out, &mut err);
-    let out = String::from_utf8_lossy(&out).into_owned();
-    (
-        code,
-        serde_json::from_str(out.trim()).unwrap_or(Value::Null),
-        String::from_utf8_lossy(&err).into_owned(),
-    )
+    let o = support::cli::run(args, stdin);
+    let out = serde_json::from_str(o.out.trim()).unwrap_or(Value::Null);
+    (o.code, out, o.err)
 }
 
 /// `linekit httpdns CMD --config CONFIG --provider PROVIDER --host HOST EXTRA…`.

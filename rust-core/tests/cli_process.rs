@@ -8,6 +8,8 @@
 //! of the binary when it is set. `./build.sh test` sets it for its ARM runs.
 #![cfg(feature = "cli")]
 
+mod support;
+
 use serde_json::Value;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
@@ -46,9 +48,12 @@ fn run(args: &[&str], stdin: &[u8]) -> Output {
     child.wait_with_output().expect("the linekit binary exits")
 }
 
+fn text_of(bytes: &[u8]) -> &str {
+    std::str::from_utf8(bytes).expect("UTF-8 output")
+}
+
 fn json_of(bytes: &[u8]) -> Value {
-    let text = std::str::from_utf8(bytes).expect("UTF-8 output");
-    serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("not JSON: {e}: {text}"))
+    support::cli::json_of(text_of(bytes))
 }
 
 #[test]
@@ -76,11 +81,6 @@ fn an_unknown_command_exits_two_with_the_usage() {
     let out = run(&["no-such-command"], b"");
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(out.stdout.is_empty(), "{out:?}");
-    let err = json_of(&out.stderr);
-    assert!(
-        err["error"]
-            .as_str()
-            .is_some_and(|e| e.starts_with("usage:")),
-        "{err}"
-    );
+    let err = support::cli::error_of(text_of(&out.stderr));
+    assert!(err.starts_with("usage:"), "{err}");
 }

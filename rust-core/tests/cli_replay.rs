@@ -2,18 +2,10 @@
 //! prints JSON Lines; a bad scenario or a missing file prints a JSON error and exits 1.
 #![cfg(feature = "cli")]
 
-use linekit_core::cli::run;
+mod support;
 
 fn run_cli(args: &[&str], stdin: &[u8]) -> (i32, String, String) {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let mut input = stdin;
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = run(&args, &mut input, &mut out, &mut err);
-    (
-        code,
-        String::from_utf8(out).unwrap(),
-        String::from_utf8(err).unwrap(),
-    )
+    support::cli::run(args, stdin).into()
 }
 
 #[test]

@@ -6,21 +6,13 @@
 
 mod support;
 
-use linekit_core::cli::run;
 use serde_json::Value;
+use support::cli::{error_of, json_of};
 use support::signing::*;
 use support::temp::TempDir;
 
 fn cli(args: &[&str]) -> (i32, String, String) {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let mut input: &[u8] = b"";
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = run(&args, &mut input, &mut out, &mut err);
-    (
-        code,
-        String::from_utf8(out).unwrap(),
-        String::from_utf8(err).unwrap(),
-    )
+    support::cli::run(args, b"").into()
 }
 
 /// `linekit config sign --private-key-file KEY --key-id ID FILE`.
@@ -43,14 +35,10 @@ fn verify_with_trust(trust_file: &str, now_s: &str, file: &str) -> (i32, String,
     ])
 }
 
-fn json(text: &str) -> Value {
-    serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{e}: {text}"))
-}
-
 fn keygen(dir: &TempDir, name: &str) -> (String, String) {
     let (code, out, _) = cli(&["config", "keygen"]);
     assert_eq!(code, 0);
-    let v = json(&out);
+    let v = json_of(&out);
     let public = v["public_key"].as_str().unwrap().to_string();
     assert_eq!(v["private_key"].as_str().unwrap().len(), 44);
     (dir.write(name, &out), public)
@@ -72,24 +60,21 @@ fn keygen_sign_verify_round_trip() {
         let (code, out, err) = verify_with_trust(t, &NOW_S.to_string(), &env_file);
         assert_eq!(code, 0, "{err}");
         assert_eq!(
-            json(&out),
-            json(r#"{"ok":true,"version":4,"key_ids":["k1"]}"#)
+            json_of(&out),
+            json_of(r#"{"ok":true,"version":4,"key_ids":["k1"]}"#)
         );
     }
     // Expired at a later --now-s.
     let (code, _, err) = verify_with_trust(&trust_file, &LATER_S.to_string(), &env_file);
     assert_eq!(code, 1);
-    assert!(json(&err)["error"]
-        .as_str()
-        .unwrap()
-        .starts_with("expired: "));
+    assert!(error_of(&err).starts_with("expired: "));
     // Tampered.
-    let mut v = json(&env);
+    let mut v = json_of(&env);
     v["signed"] = Value::String(v["signed"].as_str().unwrap().replacen("e", "f", 1));
     let bad = dir.write("bad.json", &v.to_string());
     let (code, _, err) = verify_with_trust(&trust_file, "1", &bad);
     assert_eq!(code, 1);
-    let e = json(&err)["error"].as_str().unwrap().to_string();
+    let e = error_of(&err);
     assert!(
         e.starts_with("bad_signature: ") || e.starts_with("malformed: "),
         "{e}"
@@ -100,10 +85,7 @@ fn keygen_sign_verify_round_trip() {
     let env2_file = dir.write("envelope2.json", &env2);
     let (code, _, err) = verify_with_trust(&trust_file, "1", &env2_file);
     assert_eq!(code, 1);
-    assert!(json(&err)["error"]
-        .as_str()
-        .unwrap()
-        .starts_with("unknown_key: "));
+    assert!(error_of(&err).starts_with("unknown_key: "));
 }
 
 #[test]
@@ -120,16 +102,13 @@ fn signing_an_envelope_again_adds_a_signature_for_thresholds() {
     let once_file = dir.write("once.json", &once);
     let (code, _, err) = verify_with_trust(&trust_file, "1", &once_file);
     assert_eq!(code, 1);
-    assert!(json(&err)["error"]
-        .as_str()
-        .unwrap()
-        .starts_with("below_threshold: "));
+    assert!(error_of(&err).starts_with("below_threshold: "));
     let (code, twice, err) = sign(&f2, "k2", &once_file);
     assert_eq!(code, 0, "{err}");
     let twice_file = dir.write("twice.json", &twice);
     let (code, out, err) = verify_with_trust(&trust_file, "1", &twice_file);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(json(&out)["key_ids"], json(r#"["k1","k2"]"#));
+    assert_eq!(json_of(&out)["key_ids"], json_of(r#"["k1","k2"]"#));
 }
 
 #[test]

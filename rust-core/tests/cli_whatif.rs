@@ -5,19 +5,11 @@
 
 mod support;
 
-use linekit_core::cli::run;
 use serde_json::Value;
 use support::temp::TempDir;
 
 fn run_cli(args: &[&str]) -> (i32, String, String) {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = run(&args, &mut &b""[..], &mut out, &mut err);
-    (
-        code,
-        String::from_utf8(out).unwrap(),
-        String::from_utf8(err).unwrap(),
-    )
+    support::cli::run(args, b"").into()
 }
 
 /// `linekit replay --from-trace TRACE --config POLICY EXTRA…`.

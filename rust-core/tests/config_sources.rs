@@ -5,7 +5,7 @@ mod support;
 
 use linekit_core::config::{
     check_update, open, parse_config, resolve, seal, Config, ConfigSource, ConfigSources,
-    LastGoodStore,
+    LastGoodStore, Resolved,
 };
 use linekit_core::error::Error;
 use linekit_core::store::{atomic_write, read_limited, temp_path};
@@ -28,6 +28,26 @@ fn line_host(c: &Config) -> &str {
 fn hard_coded() -> Config {
     Config::single_line("spot", "api.example.com", "https://fallback.example.com")
         .expect("valid fallback")
+}
+
+/// The chain with a remote and a last good config, nothing sealed.
+fn remote_over_last_good(remote: String, last_good: String) -> Resolved {
+    resolve(&ConfigSources {
+        remote: Some(remote),
+        last_good: Some(last_good),
+        sealed: None,
+        hard_coded: hard_coded(),
+    })
+}
+
+/// The chain with only the sealed asset `sealed` (opened with `key`) above the hard-coded
+/// config.
+fn sealed_only(sealed: String, key: Vec<u8>) -> Resolved {
+    resolve(&ConfigSources {
+        sealed: Some((sealed, key)),
+        hard_coded: hard_coded(),
+        ..ConfigSources::default()
+    })
 }
 
 #[test]
@@ -66,12 +86,10 @@ fn a_valid_remote_config_wins() {
 
 #[test]
 fn an_invalid_remote_config_falls_back_to_the_last_good_one() {
-    let r = resolve(&ConfigSources {
-        remote: Some(r#"{"version": 10, "biz_lines": {}}"#.into()),
-        last_good: Some(config_text(8, "last.example.com")),
-        sealed: None,
-        hard_coded: hard_coded(),
-    });
+    let r = remote_over_last_good(
+        r#"{"version": 10, "biz_lines": {}}"#.into(),
+        config_text(8, "last.example.com"),
+    );
     assert_eq!(r.source, ConfigSource::LastGood);
     assert_eq!(line_host(&r.config), "https://last.example.com");
     assert_eq!(r.skipped.len(), 1);
@@ -81,12 +99,10 @@ fn an_invalid_remote_config_falls_back_to_the_last_good_one() {
 
 #[test]
 fn a_remote_config_older_than_the_last_good_one_is_skipped() {
-    let r = resolve(&ConfigSources {
-        remote: Some(config_text(7, "stale.example.com")),
-        last_good: Some(config_text(8, "last.example.com")),
-        sealed: None,
-        hard_coded: hard_coded(),
-    });
+    let r = remote_over_last_good(
+        config_text(7, "stale.example.com"),
+        config_text(8, "last.example.com"),
+    );
     assert_eq!(r.source, ConfigSource::LastGood);
     assert_eq!(
         r.skipped,
@@ -96,12 +112,10 @@ fn a_remote_config_older_than_the_last_good_one_is_skipped() {
         )]
     );
     // Equal versions: the remote copy is used (same version, fresher transport).
-    let r = resolve(&ConfigSources {
-        remote: Some(config_text(8, "remote.example.com")),
-        last_good: Some(config_text(8, "last.example.com")),
-        sealed: None,
-        hard_coded: hard_coded(),
-    });
+    let r = remote_over_last_good(
+        config_text(8, "remote.example.com"),
+        config_text(8, "last.example.com"),
+    );
     assert_eq!(r.source, ConfigSource::Remote);
 }
 
@@ -136,20 +150,12 @@ fn a_sealed_config_opens_with_the_right_key_only() {
     let sealed = seal(text.as_bytes(), &KEY).expect("seal");
     assert_eq!(open(&sealed, &KEY).expect("open"), text.as_bytes());
 
-    let ok = resolve(&ConfigSources {
-        sealed: Some((sealed.clone(), KEY.to_vec())),
-        hard_coded: hard_coded(),
-        ..ConfigSources::default()
-    });
+    let ok = sealed_only(sealed.clone(), KEY.to_vec());
     assert_eq!(ok.source, ConfigSource::Sealed);
     assert_eq!(line_host(&ok.config), "https://sealed.example.com");
 
     for key in [vec![0x43; 32], vec![0x42; 16], Vec::new()] {
-        let r = resolve(&ConfigSources {
-            sealed: Some((sealed.clone(), key.clone())),
-            hard_coded: hard_coded(),
-            ..ConfigSources::default()
-        });
+        let r = sealed_only(sealed.clone(), key.clone());
         assert_eq!(r.source, ConfigSource::HardCoded);
         let Error::Seal(why) = &r.skipped[0].1 else {
             panic!("expected a seal error, got {:?}", r.skipped);
@@ -167,11 +173,7 @@ fn a_sealed_asset_that_opens_but_does_not_validate_is_skipped() {
     let sealed = seal(br#"{"version": 1}"#, &KEY).expect("seal");
     let not_utf8 = seal(&[0xff, 0xfe], &KEY).expect("seal");
     for text in [sealed, not_utf8] {
-        let r = resolve(&ConfigSources {
-            sealed: Some((text, KEY.to_vec())),
-            hard_coded: hard_coded(),
-            ..ConfigSources::default()
-        });
+        let r = sealed_only(text, KEY.to_vec());
         assert_eq!(r.source, ConfigSource::HardCoded);
         assert_eq!(r.skipped.len(), 1);
     }

@@ -94,7 +94,7 @@ fn the_plan_lists_every_line_with_its_own_probe_and_the_budget_limits_probes() {
     assert!(all
         .lines
         .iter()
-        .all(|l| !l.probe_allowed && l.probe_skipped == Some("probe_budget")));
+        .all(|l| !l.probe_allowed && l.probe_skipped.as_deref() == Some("probe_budget")));
     assert!(kit.diagnosis_plan(Some("nope")).is_none());
 }
 

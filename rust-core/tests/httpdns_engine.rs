@@ -11,7 +11,7 @@ use linekit_core::clock::ManualClock;
 use linekit_core::dns::{ConnectError, Source};
 use linekit_core::engine::{LineKit, RuntimeMode};
 use linekit_core::net::NetworkState;
-use linekit_core::transport::{RequestKind, TransportError, TransportResult};
+use linekit_core::transport::{RequestKind, TransportError, TransportRequest, TransportResult};
 use std::net::IpAddr;
 use std::sync::Arc;
 use support::transport::RecordingTransport;
@@ -32,16 +32,8 @@ const ALI: &str = r#"{"id": "ali", "format": "aliyun", "url": "https://47.74.1.1
 const DP: &str = r#"{"id": "dp", "format": "dnspod", "url": "https://119.29.29.99/d"}"#;
 
 fn engine(config: &str) -> (LineKit, Arc<RecordingTransport>, ManualClock) {
-    let clock = ManualClock::new(0, 1_700_000_000_000);
     let transport = Arc::new(RecordingTransport::default());
-    let kit = LineKit::builder()
-        .config_json(config)
-        .clock(Arc::new(clock.clone()))
-        .seed(3)
-        .transport(transport.clone())
-        .runtime_mode(RuntimeMode::Manual)
-        .build()
-        .unwrap();
+    let (kit, clock) = support::manual::engine(config, 3, &transport);
     (kit, transport, clock)
 }
 
@@ -279,10 +271,27 @@ fn close_stops_refreshes() {
     assert!(transport.requests_of(RequestKind::HttpDns).is_empty());
 }
 
+/// The DNS message of a DoH wire GET (its `dns` parameter, unpadded base64url).
+#[cfg(feature = "doh-wire")]
+fn wire_query(r: &TransportRequest) -> Vec<u8> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(r.url.split_once("?dns=").unwrap().1)
+        .unwrap()
+}
+
+/// An empty response to `query`: the query with QR and RA set.
+#[cfg(feature = "doh-wire")]
+fn wire_response(query: &[u8]) -> Vec<u8> {
+    let mut response = query.to_vec();
+    response[2] |= 0x80;
+    response[3] |= 0x80;
+    response
+}
+
 #[cfg(feature = "doh-wire")]
 #[test]
 fn doh_wire_queries_carry_the_accept_header_and_answers_are_stored() {
-    use base64::Engine as _;
     let wire = r#"{"id": "w", "format": "doh-wire", "url": "https://dns.example/dns-query"}"#;
     let (kit, transport, _clock) = engine(&config(wire, ""));
     kit.lookup("api.example.com");
@@ -292,25 +301,14 @@ fn doh_wire_queries_carry_the_accept_header_and_answers_are_stored() {
         r.headers,
         vec![("accept".to_string(), "application/dns-message".to_string())]
     );
-    let query = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(r.url.split_once("?dns=").unwrap().1)
-        .unwrap();
     // Answer: the query with QR/RA set, one A record via a name pointer.
-    let mut answer = query.clone();
-    answer[2] |= 0x80;
-    answer[3] |= 0x80;
+    let mut answer = wire_response(&wire_query(r));
     answer[7] = 1; // ANCOUNT
     answer.extend_from_slice(&[0xC0, 0x0C, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 47, 246, 1, 10]);
     transport.ok(r.id, &answer);
     kit.run_due();
     let r = &transport.requests_of(RequestKind::HttpDns)[1];
-    let query = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(r.url.split_once("?dns=").unwrap().1)
-        .unwrap();
-    let mut empty = query.clone();
-    empty[2] |= 0x80;
-    empty[3] |= 0x80;
-    transport.ok(r.id, &empty);
+    transport.ok(r.id, &wire_response(&wire_query(r)));
     let l = kit.lookup("api.example.com");
     assert_eq!(l.source, Source::HttpDns);
     assert_eq!(&*l.addrs, &[ip("47.246.1.10")]);

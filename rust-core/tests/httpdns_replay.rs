@@ -40,19 +40,19 @@ fn lookup_at(lines: &[Value], host: &str, at: u64) -> (Vec<String>, String) {
     (a, s)
 }
 
+/// The addresses the lookup of `host` at `at` returned.
+fn addresses_at(lines: &[Value], host: &str, at: u64) -> Vec<String> {
+    lookup_at(lines, host, at).0
+}
+
+/// Where the lookup of `host` at `at` was answered from.
+fn source_at(lines: &[Value], host: &str, at: u64) -> String {
+    lookup_at(lines, host, at).1
+}
+
 /// `(at, id, url)` of every HTTPDNS request.
 fn queries(lines: &[Value]) -> Vec<(u64, u64, String)> {
-    lines
-        .iter()
-        .filter(|l| l["op"] == "request" && l["kind"] == "httpdns")
-        .map(|l| {
-            (
-                l["at"].as_u64().unwrap(),
-                l["id"].as_u64().unwrap(),
-                l["url"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
+    support::replay::requests(lines, "httpdns")
 }
 
 fn strs(v: &[&str]) -> Vec<String> {
@@ -70,8 +70,8 @@ fn a_miss_queries_once_then_serves_the_answer_until_it_expires() {
         1,
         "lookups while the query is in flight coalesce (also across case and trailing dot)"
     );
-    assert_eq!(lookup_at(&lines, "api.example.com", 10).1, "system");
-    assert_eq!(lookup_at(&lines, "other.test", 30).1, "system");
+    assert_eq!(source_at(&lines, "api.example.com", 10), "system");
+    assert_eq!(source_at(&lines, "other.test", 30), "system");
     let (addrs, source) = lookup_at(&lines, "api.example.com", 200);
     assert_eq!(source, "httpdns");
     assert_eq!(
@@ -79,9 +79,9 @@ fn a_miss_queries_once_then_serves_the_answer_until_it_expires() {
         strs(&["2408:4003:1f40::10", "47.246.1.10", "47.246.1.11"]),
         "all addresses, v6/v4 interleaved"
     );
-    assert_eq!(lookup_at(&lines, "api.example.com", 60_099).1, "httpdns");
+    assert_eq!(source_at(&lines, "api.example.com", 60_099), "httpdns");
     assert_eq!(
-        lookup_at(&lines, "api.example.com", 60_100).1,
+        source_at(&lines, "api.example.com", 60_100),
         "system",
         "not served after expires_at"
     );
@@ -98,21 +98,21 @@ fn refresh_ahead_serves_the_old_record_until_the_new_one_lands() {
     );
     for at in [30_000, 30_100, 31_000] {
         assert_eq!(
-            lookup_at(&lines, "api.example.com", at).0,
+            addresses_at(&lines, "api.example.com", at),
             strs(&["47.246.1.10"])
         );
     }
     assert_eq!(
-        lookup_at(&lines, "api.example.com", 32_001).0,
+        addresses_at(&lines, "api.example.com", 32_001),
         strs(&["47.246.1.20"]),
         "the new record replaces the old one when it lands"
     );
     // The 503 of the third refresh leaves the record in place until it expires.
     assert_eq!(
-        lookup_at(&lines, "api.example.com", 91_999).0,
+        addresses_at(&lines, "api.example.com", 91_999),
         strs(&["47.246.1.20"])
     );
-    assert_eq!(lookup_at(&lines, "api.example.com", 92_000).1, "system");
+    assert_eq!(source_at(&lines, "api.example.com", 92_000), "system");
 }
 
 #[test]
@@ -125,14 +125,14 @@ fn an_answer_for_a_previous_network_is_dropped() {
     assert_eq!((addrs.len(), source.as_str()), (0, "system"));
     assert_eq!(q[1].0, 200, "the new network asks for itself");
     assert_eq!(
-        lookup_at(&lines, "api.example.com", 400).0,
+        addresses_at(&lines, "api.example.com", 400),
         strs(&["47.246.1.20"])
     );
     // Back on 100: the dropped answer was not stored there either.
-    assert_eq!(lookup_at(&lines, "api.example.com", 600).1, "system");
+    assert_eq!(source_at(&lines, "api.example.com", 600), "system");
     // Back on 200: its own record is reused.
     assert_eq!(
-        lookup_at(&lines, "api.example.com", 800).0,
+        addresses_at(&lines, "api.example.com", 800),
         strs(&["47.246.1.20"])
     );
 }
@@ -161,11 +161,11 @@ fn providers_fail_over_and_back_off() {
          first backs off; a timeout (deadline 3 s) fails over to the one left"
     );
     assert_eq!(
-        lookup_at(&lines, "api.example.com", 300).0,
+        addresses_at(&lines, "api.example.com", 300),
         strs(&["47.246.1.10", "47.246.1.11"])
     );
     assert_eq!(
-        lookup_at(&lines, "img.example.com", 5_200).0,
+        addresses_at(&lines, "img.example.com", 5_200),
         strs(&["47.246.2.10"])
     );
 }
@@ -181,17 +181,17 @@ fn due_hosts_share_one_batch_query_and_are_pre_resolved() {
     assert_eq!(q[1].2, all);
     assert_eq!(q.len(), 2, "c, missing from the first answer, is held off");
     assert_eq!(
-        lookup_at(&lines, "b.example.com", 200).0,
+        addresses_at(&lines, "b.example.com", 200),
         strs(&["2408:4003::2", "47.246.1.2"])
     );
-    assert_eq!(lookup_at(&lines, "c.example.com", 200).1, "system");
+    assert_eq!(source_at(&lines, "c.example.com", 200), "system");
     assert_eq!(
-        lookup_at(&lines, "a.example.com", 1_100).1,
+        source_at(&lines, "a.example.com", 1_100),
         "system",
         "unvalidated: bypassed"
     );
     assert_eq!(
-        lookup_at(&lines, "c.example.com", 2_200).0,
+        addresses_at(&lines, "c.example.com", 2_200),
         strs(&["47.246.1.3"])
     );
 }
@@ -210,7 +210,7 @@ fn nxdomain_suppresses_queries_for_min_ttl_and_doh_merges_a_and_aaaa() {
         vec![0, 30_100],
         "no query inside min_ttl_s after NXDOMAIN"
     );
-    assert_eq!(lookup_at(&lines, "gone.example.com", 200).1, "system");
+    assert_eq!(source_at(&lines, "gone.example.com", 200), "system");
     let www: Vec<&str> = q
         .iter()
         .filter(|(_, _, u)| u.contains("www"))
@@ -224,7 +224,7 @@ fn nxdomain_suppresses_queries_for_min_ttl_and_doh_merges_a_and_aaaa() {
         ]
     );
     assert_eq!(
-        lookup_at(&lines, "www.example.com", 31_300).0,
+        addresses_at(&lines, "www.example.com", 31_300),
         strs(&["2408:4003::31", "47.246.3.1", "47.246.3.2"])
     );
 }
@@ -232,7 +232,7 @@ fn nxdomain_suppresses_queries_for_min_ttl_and_doh_merges_a_and_aaaa() {
 #[test]
 fn connect_failures_quarantine_addresses_but_never_the_last_one() {
     let lines = run(include_str!("scenarios/httpdns_quarantine.json"));
-    let a = |at| lookup_at(&lines, "api.example.com", at).0;
+    let a = |at| addresses_at(&lines, "api.example.com", at);
     assert_eq!(a(300), strs(&["47.246.1.10", "47.246.1.11"]), "TLS: no");
     assert_eq!(a(500), strs(&["47.246.1.11"]), "refused: quarantined");
     assert_eq!(
@@ -248,7 +248,7 @@ fn connect_failures_quarantine_addresses_but_never_the_last_one() {
 fn bypassed_networks_answer_system_and_send_nothing() {
     let lines = run(include_str!("scenarios/httpdns_bypass.json"));
     for at in [10, 110, 210, 310] {
-        assert_eq!(lookup_at(&lines, "api.example.com", at).1, "system");
+        assert_eq!(source_at(&lines, "api.example.com", at), "system");
     }
     let q = queries(&lines);
     assert_eq!(q.len(), 1, "{q:?}");
@@ -262,12 +262,12 @@ fn bad_answers_never_replace_a_good_record() {
     assert_eq!(queries(&lines).len(), 5);
     for at in [300_300, 330_500, 390_700, 510_900, 600_099] {
         assert_eq!(
-            lookup_at(&lines, "api.example.com", at).0,
+            addresses_at(&lines, "api.example.com", at),
             strs(&["47.246.1.10"]),
             "at {at}"
         );
     }
-    assert_eq!(lookup_at(&lines, "api.example.com", 600_100).1, "system");
+    assert_eq!(source_at(&lines, "api.example.com", 600_100), "system");
 }
 
 #[test]

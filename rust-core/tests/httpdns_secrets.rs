@@ -2,17 +2,17 @@
 //! appears in a trace event, a log line, `state_json()`, a `Debug` dump of the config or
 //! any error text, whatever the providers answer.
 
-use linekit_core::clock::ManualClock;
+mod support;
+
 use linekit_core::config::parse_config;
 use linekit_core::dns::providers::auth::{aes_encrypt_hex, aes_key};
-use linekit_core::engine::{LineKit, RuntimeMode};
+use linekit_core::engine::RuntimeMode;
 use linekit_core::trace::{TraceEvent, TraceSink};
-use linekit_core::transport::{
-    Completion, Transport, TransportError, TransportRequest, TransportResult,
-};
+use linekit_core::transport::{TransportError, TransportResult};
 use parking_lot::Mutex;
 use serde_json::json;
 use std::sync::Arc;
+use support::transport::RecordingTransport;
 
 const MARK: &str = "PLANTED";
 const ALI_SECRET: &str = "PLANTED-ali-secret";
@@ -48,17 +48,6 @@ impl TraceSink for Traces {
     }
 }
 
-#[derive(Default)]
-struct Scripted {
-    waiting: Mutex<Vec<(TransportRequest, Completion)>>,
-}
-
-impl Transport for Scripted {
-    fn start(&self, request: TransportRequest, done: Completion) {
-        self.waiting.lock().push((request, done));
-    }
-}
-
 fn config(version: u64) -> String {
     json!({
         "version": version,
@@ -89,13 +78,10 @@ fn config(version: u64) -> String {
 fn no_secret_reaches_traces_logs_state_or_error_texts() {
     let _ = log::set_logger(&LOGGER);
     log::set_max_level(log::LevelFilter::Trace);
-    let clock = ManualClock::new(0, 1_700_000_000_000);
-    let transport = Arc::new(Scripted::default());
+    let transport = Arc::new(RecordingTransport::default());
     let traces = Arc::new(Traces::default());
-    let kit = LineKit::builder()
-        .config_json(config(1))
-        .clock(Arc::new(clock.clone()))
-        .seed(9)
+    let (builder, clock) = support::manual::builder(config(1), 9);
+    let kit = builder
         .transport(transport.clone())
         .trace_sink(traces.clone())
         .runtime_mode(RuntimeMode::Manual)
@@ -132,8 +118,7 @@ fn no_secret_reaches_traces_logs_state_or_error_texts() {
             kit.lookup(host);
         }
         kit.run_due();
-        let waiting: Vec<_> = std::mem::take(&mut *transport.waiting.lock());
-        for (_, done) in waiting {
+        for (_, done) in transport.take_waiting() {
             done.complete(answers[i % answers.len()].clone());
             i += 1;
         }

@@ -9,11 +9,27 @@ use linekit_core::line::rank::{all_slow, effective_latency_ms, rank, tier, Tier}
 use linekit_core::line::{LinePool, Outcome, Protocol};
 use linekit_core::trace::Reason;
 use linekit_core::Error;
-use support::lines::line_config;
+use support::lines::{http_pool, line_config};
 
 fn pool(ids: &[&str]) -> LinePool {
-    let lines: Vec<LineConfig> = ids.iter().map(|id| line_config(id)).collect();
-    LinePool::new(Protocol::Http, &lines, &Thresholds::default(), false).expect("valid pool")
+    http_pool(ids, &Thresholds::default())
+}
+
+/// A pool of `ids` serving its first line, which answered once, in 40 ms, at 0.
+fn serving_first(ids: &[&str]) -> LinePool {
+    let mut p = pool(ids);
+    assert_eq!(p.select(0, &[]).index, 0);
+    p.record(0, 0, Outcome::Ok, Some(200), 40);
+    p
+}
+
+/// Three DNS failures on each of `lines`, at 0, 1 and 2 ms: enough to open their breakers.
+fn dns_failures(p: &mut LinePool, lines: &[usize]) {
+    for i in 0..3 {
+        for &line in lines {
+            p.record(i, line, Outcome::DnsFailure, None, 10);
+        }
+    }
 }
 
 fn ranked_ids(p: &LinePool, now: u64) -> Vec<String> {
@@ -52,9 +68,7 @@ fn first_select_takes_the_first_line_by_priority() {
 
 #[test]
 fn untried_line_is_verified_before_the_incumbent() {
-    let mut p = pool(&["a", "b"]);
-    assert_eq!(p.select(0, &[]).index, 0);
-    p.record(0, 0, Outcome::Ok, Some(200), 40);
+    let mut p = serving_first(&["a", "b"]);
     // Within the interval the current line stays.
     assert_eq!(p.select(SWITCH - 1, &[]).reason, Reason::Sticky);
     // The periodic re-rank puts the untried line first so it gets verified.
@@ -146,9 +160,7 @@ fn a_failed_line_is_demoted_never_removed() {
 
 #[test]
 fn local_network_failures_do_not_move_traffic() {
-    let mut p = pool(&["a", "b"]);
-    assert_eq!(p.select(0, &[]).index, 0);
-    p.record(0, 0, Outcome::Ok, Some(200), 40);
+    let mut p = serving_first(&["a", "b"]);
     for i in 1..50 {
         p.record(i, 0, Outcome::LocalNetwork, None, 10);
         p.record(i, 0, Outcome::Cancelled, None, 10);
@@ -161,9 +173,7 @@ fn local_network_failures_do_not_move_traffic() {
 
 #[test]
 fn a_line_fault_on_the_current_line_moves_the_next_request() {
-    let mut p = pool(&["a", "b", "c"]);
-    assert_eq!(p.select(0, &[]).index, 0);
-    p.record(0, 0, Outcome::Ok, Some(200), 40);
+    let mut p = serving_first(&["a", "b", "c"]);
     p.record(100, 0, Outcome::ConnectRefused, None, 5);
     let s = p.select(101, &[]);
     assert_eq!((id(&p, s.index), s.reason), ("b", Reason::Ranked));
@@ -171,9 +181,7 @@ fn a_line_fault_on_the_current_line_moves_the_next_request() {
 
 #[test]
 fn a_non_fault_failure_does_not_force_a_re_rank() {
-    let mut p = pool(&["a", "b"]);
-    p.select(0, &[]);
-    p.record(0, 0, Outcome::Ok, Some(200), 40);
+    let mut p = serving_first(&["a", "b"]);
     // A 500 is an application error, not a line fault: the sticky line stays.
     p.record(1, 0, Outcome::Http5xx, Some(500), 40);
     assert_eq!(p.select(2, &[]).reason, Reason::Sticky);
@@ -199,10 +207,7 @@ fn sticky_selection_keeps_the_current_line_between_re_ranks() {
 fn all_open_falls_back_to_the_first_line_by_priority() {
     let mut p = pool(&["a", "b"]);
     p.select(0, &[]);
-    for i in 0..3 {
-        p.record(i, 0, Outcome::DnsFailure, None, 10);
-        p.record(i, 1, Outcome::DnsFailure, None, 10);
-    }
+    dns_failures(&mut p, &[0, 1]);
     assert!(p.lines().iter().all(|l| l.breaker.is_open(5)));
     let s = p.select(5, &[]);
     assert_eq!((s.index, s.reason), (0, Reason::AllOpenFallback));
@@ -235,9 +240,7 @@ fn all_slow_needs_every_line_used() {
 
 #[test]
 fn exclude_picks_the_next_line_without_moving_the_sticky_line() {
-    let mut p = pool(&["a", "b", "c"]);
-    p.select(0, &[]);
-    p.record(0, 0, Outcome::Ok, Some(200), 40);
+    let mut p = serving_first(&["a", "b", "c"]);
     p.record(0, 1, Outcome::Ok, Some(200), 40);
     p.record(0, 2, Outcome::Ok, Some(200), 40);
     let s = p.select(1, &["a"]);
@@ -253,10 +256,7 @@ fn exclude_picks_the_next_line_without_moving_the_sticky_line() {
 fn exclude_with_nothing_left_falls_back_by_priority() {
     let mut p = pool(&["a", "b", "c"]);
     p.select(0, &[]);
-    for i in 0..3 {
-        p.record(i, 1, Outcome::DnsFailure, None, 10);
-        p.record(i, 2, Outcome::DnsFailure, None, 10);
-    }
+    dns_failures(&mut p, &[1, 2]);
     // b and c are open, a is excluded: first non-excluded line by priority.
     let s = p.select(5, &["a"]);
     assert_eq!((id(&p, s.index), s.reason), ("b", Reason::AllOpenFallback));
@@ -306,9 +306,7 @@ fn snapshot_host_keeps_an_explicit_port() {
 fn carry_over_keeps_what_was_learned_for_unchanged_lines() {
     let mut old = pool(&["a", "b", "c"]);
     old.select(0, &[]);
-    for i in 0..3 {
-        old.record(i, 0, Outcome::DnsFailure, None, 10);
-    }
+    dns_failures(&mut old, &[0]);
     old.record(3, 1, Outcome::Ok, Some(200), 40);
     old.record(3, 2, Outcome::Ok, Some(200), 40);
     let s = old.select(4, &[]);

@@ -10,11 +10,18 @@ use support::lines::http_pool;
 
 const WINDOW: u64 = 300_000;
 
+/// A window that recorded each `(at, outcome, cost_ms)`, in order.
+fn window(outcomes: &[(u64, Outcome, u64)]) -> WindowStats {
+    let mut s = WindowStats::new(WINDOW);
+    for &(at, outcome, cost_ms) in outcomes {
+        s.record(at, outcome, cost_ms);
+    }
+    s
+}
+
 #[test]
 fn ok_and_4xx_are_successes_and_4xx_adds_its_small_weight() {
-    let mut s = WindowStats::new(WINDOW);
-    s.record(0, Outcome::Ok, 100);
-    s.record(1, Outcome::Http4xx, 50);
+    let s = window(&[(0, Outcome::Ok, 100), (1, Outcome::Http4xx, 50)]);
     assert_eq!(s.successes(1), 2);
     assert_eq!(s.failures(1), 0);
     assert_eq!(s.total(1), 2);
@@ -29,10 +36,11 @@ fn ok_and_4xx_are_successes_and_4xx_adds_its_small_weight() {
 
 #[test]
 fn failures_are_counted_raw_and_weighted() {
-    let mut s = WindowStats::new(WINDOW);
-    s.record(0, Outcome::Ok, 100);
-    s.record(0, Outcome::DnsFailure, 10);
-    s.record(0, Outcome::ReadTimeout, 3_000);
+    let s = window(&[
+        (0, Outcome::Ok, 100),
+        (0, Outcome::DnsFailure, 10),
+        (0, Outcome::ReadTimeout, 3_000),
+    ]);
     assert_eq!((s.successes(0), s.failures(0), s.total(0)), (1, 2, 3));
     let expected = Outcome::DnsFailure.failure_weight() + Outcome::ReadTimeout.failure_weight();
     assert!((s.weighted_failures(0) - expected).abs() < 1e-9);
@@ -62,9 +70,7 @@ fn empty_window_has_no_rate() {
 
 #[test]
 fn local_network_and_cancelled_are_never_counted() {
-    let mut s = WindowStats::new(WINDOW);
-    s.record(0, Outcome::LocalNetwork, 10);
-    s.record(0, Outcome::Cancelled, 10);
+    let s = window(&[(0, Outcome::LocalNetwork, 10), (0, Outcome::Cancelled, 10)]);
     assert_eq!(s.total(0), 0);
     assert_eq!(s.weighted_success_rate(0), None);
     assert_eq!(s.avg_latency_ms(0), None);
@@ -72,9 +78,7 @@ fn local_network_and_cancelled_are_never_counted() {
 
 #[test]
 fn outcomes_expire_after_the_window() {
-    let mut s = WindowStats::new(WINDOW);
-    s.record(0, Outcome::DnsFailure, 10);
-    s.record(WINDOW / 2, Outcome::Ok, 40);
+    let s = window(&[(0, Outcome::DnsFailure, 10), (WINDOW / 2, Outcome::Ok, 40)]);
     assert_eq!(s.total(WINDOW / 2), 2);
     // The first bucket has left the window; the second has not.
     assert_eq!(

@@ -3,7 +3,9 @@
 //! A counting global allocator (per thread, so parallel tests do not interfere) measures
 //! allocations around the calls.
 
-use linekit_core::config::{LineConfig, Thresholds};
+mod support;
+
+use linekit_core::config::Thresholds;
 use linekit_core::line::{LinePool, Outcome, Protocol};
 use linekit_core::trace::Reason;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -43,16 +45,13 @@ fn allocs() -> u64 {
 
 #[test]
 fn sticky_select_record_and_rerank_do_not_allocate() {
-    let lines: Vec<LineConfig> = (0..8)
-        .map(|i| LineConfig {
-            id: format!("line{i}"),
-            url: format!("https://cdn{i}.example.com"),
-            priority: None,
-            weight: 100,
-        })
-        .collect();
-    let mut pool =
-        LinePool::new(Protocol::Http, &lines, &Thresholds::default(), false).expect("pool");
+    let mut pool = LinePool::new(
+        Protocol::Http,
+        &support::lines::cdn_lines(8),
+        &Thresholds::default(),
+        false,
+    )
+    .expect("pool");
     for i in 0..8 {
         pool.record(0, i, Outcome::Ok, Some(200), 50);
     }

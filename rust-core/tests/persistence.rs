@@ -106,6 +106,25 @@ fn ranked(kit: &LineKit) -> serde_json::Value {
     v
 }
 
+/// A first process on `dir` (monotonic clock at 10,000 s, wall clock at [`WALL0`]): it
+/// runs its first task, then [`learn_and_flush`].
+fn learned(dir: &Path) -> (LineKit, ManualClock) {
+    let clock = ManualClock::new(10_000_000, WALL0);
+    let kit = engine(dir, &clock);
+    kit.run_due();
+    learn_and_flush(&kit, &clock);
+    (kit, clock)
+}
+
+/// A fresh storage dir `linekit-{name}-…` holding the state a [`learned`] process flushed
+/// before it closed.
+fn flushed_state(name: &str) -> TempDir {
+    let dir = TempDir::new(name);
+    let (kit, _) = learned(dir.path());
+    kit.close();
+    dir
+}
+
 fn restarted(dir: &Path, mono: u64, wall: u64) -> (LineKit, ManualClock) {
     let clock = ManualClock::new(mono, wall);
     let kit = engine(dir, &clock);
@@ -118,10 +137,7 @@ fn restarted(dir: &Path, mono: u64, wall: u64) -> (LineKit, ManualClock) {
 #[test]
 fn line_stats_survive_a_restart_and_rank_the_same() {
     let dir = TempDir::new("roundtrip");
-    let clock = ManualClock::new(10_000_000, WALL0);
-    let kit = engine(dir.path(), &clock);
-    kit.run_due();
-    learn_and_flush(&kit, &clock);
+    let (kit, _) = learned(dir.path());
     assert!(
         state_file(&dir).is_file(),
         "the debounced flush wrote the file"
@@ -139,12 +155,7 @@ fn line_stats_survive_a_restart_and_rank_the_same() {
 
 #[test]
 fn load_happens_off_the_request_path() {
-    let dir = TempDir::new("offpath");
-    let clock = ManualClock::new(10_000_000, WALL0);
-    let kit = engine(dir.path(), &clock);
-    kit.run_due();
-    learn_and_flush(&kit, &clock);
-    kit.close();
+    let dir = flushed_state("offpath");
 
     let clock2 = ManualClock::new(5_000_000, WALL0 + 3_000);
     let kit2 = engine(dir.path(), &clock2);
@@ -157,12 +168,7 @@ fn load_happens_off_the_request_path() {
 
 #[test]
 fn a_changed_line_url_or_an_old_window_is_not_restored() {
-    let dir = TempDir::new("changed");
-    let clock = ManualClock::new(10_000_000, WALL0);
-    let kit = engine(dir.path(), &clock);
-    kit.run_due();
-    learn_and_flush(&kit, &clock);
-    kit.close();
+    let dir = flushed_state("changed");
 
     // Line b moved to another origin: it starts fresh, line a keeps its open breaker.
     let moved = CONFIG.replace("https://b.example.com", "https://b2.example.com");
@@ -194,12 +200,7 @@ fn a_changed_line_url_or_an_old_window_is_not_restored() {
 
 #[test]
 fn a_clock_moved_back_restores_nothing() {
-    let dir = TempDir::new("clockback");
-    let clock = ManualClock::new(10_000_000, WALL0);
-    let kit = engine(dir.path(), &clock);
-    kit.run_due();
-    learn_and_flush(&kit, &clock);
-    kit.close();
+    let dir = flushed_state("clockback");
 
     let (kit2, _) = restarted(dir.path(), 5_000_000, WALL0 - 60_000);
     assert!(kit2.pools()["spot/http"].lines.iter().all(|l| !l.used));
@@ -210,12 +211,7 @@ fn a_clock_moved_back_restores_nothing() {
 
 /// Writes a good state file, lets `damage` change it, and restarts on it.
 fn restart_on_damaged(name: &str, damage: impl FnOnce(&Path)) -> (TempDir, LineKit) {
-    let dir = TempDir::new(name);
-    let clock = ManualClock::new(10_000_000, WALL0);
-    let kit = engine(dir.path(), &clock);
-    kit.run_due();
-    learn_and_flush(&kit, &clock);
-    kit.close();
+    let dir = flushed_state(name);
     damage(&state_file(&dir));
     capture_logs();
     let (kit2, _) = restarted(dir.path(), 5_000_000, WALL0 + 3_000);
@@ -330,10 +326,7 @@ fn an_unwritable_state_file_is_logged_once_and_the_engine_keeps_working() {
     capture_logs();
     // A directory where the temp file must go: every write fails (even as root).
     std::fs::create_dir(temp_path(&state_file(&dir))).expect("block");
-    let clock = ManualClock::new(10_000_000, WALL0);
-    let kit = engine(dir.path(), &clock);
-    kit.run_due();
-    learn_and_flush(&kit, &clock);
+    let (kit, clock) = learned(dir.path());
     kit.report(&Report::new("spot", "b", Outcome::Ok, 80));
     clock.advance(FLUSH_DELAY_MS);
     kit.run_due();
@@ -347,10 +340,7 @@ fn an_unwritable_state_file_is_logged_once_and_the_engine_keeps_working() {
 #[test]
 fn a_crash_between_write_and_rename_keeps_the_previous_file() {
     let dir = TempDir::new("crash");
-    let clock = ManualClock::new(10_000_000, WALL0);
-    let kit = engine(dir.path(), &clock);
-    kit.run_due();
-    learn_and_flush(&kit, &clock);
+    let (kit, _) = learned(dir.path());
     let good = std::fs::read(state_file(&dir)).expect("written");
 
     // The rename fails (its source cannot be written): the previous file is untouched.
@@ -662,17 +652,18 @@ fn dns_engine(dir: &Path, clock: &ManualClock, transport: bool) -> LineKit {
     b.build().expect("engine builds")
 }
 
+/// Where a lookup of `img.example.com` is answered from now.
+fn img_source(kit: &LineKit) -> Source {
+    kit.lookup("img.example.com").source
+}
+
 #[test]
 fn engine_httpdns_records_and_quarantine_survive_a_restart() {
     let dir = TempDir::new("engine-dns");
     let clock = ManualClock::new(1_000, WALL0);
     let kit = dns_engine(dir.path(), &clock, true);
     kit.run_due();
-    assert_eq!(
-        kit.lookup("img.example.com").source,
-        Source::System,
-        "first a miss"
-    );
+    assert_eq!(img_source(&kit), Source::System, "first a miss");
     kit.run_due();
     let served = kit.lookup("img.example.com");
     assert_eq!(served.source, Source::HttpDns);
@@ -688,7 +679,7 @@ fn engine_httpdns_records_and_quarantine_survive_a_restart() {
     let clock = ManualClock::new(5_000, WALL0 + 10_000);
     let kit = dns_engine(dir.path(), &clock, false);
     assert_eq!(
-        kit.lookup("img.example.com").source,
+        img_source(&kit),
         Source::System,
         "nothing before the load task"
     );

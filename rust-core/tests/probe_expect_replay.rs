@@ -3,19 +3,11 @@
 //! cut short, another status) into a line fault. HEAD without expectations stays the
 //! default, and an expectation a probe cannot check is a validation error.
 
-use linekit_core::config::validate::parse_config;
-use linekit_core::replay;
-use serde_json::{json, Value};
+mod support;
 
-fn run(scenario: &Value) -> Vec<Value> {
-    let mut out = Vec::new();
-    replay::run(&scenario.to_string(), &mut out).expect("scenario runs");
-    String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
+use linekit_core::config::validate::parse_config;
+use serde_json::{json, Value};
+use support::replay::{request_methods, requests, run_json};
 
 fn config(detect: Value) -> Value {
     let mut spot = json!({ "match": ["api.example.com"], "http": [
@@ -31,40 +23,26 @@ fn config(detect: Value) -> Value {
 /// Runs a manual detect, answers probe `ali` with `ali` and `tx` with `tx` (status, body),
 /// and returns (probe methods, state of the pool).
 fn detect_and_answer(detect: Value, ali: (u16, &str), tx: (u16, &str)) -> (Vec<String>, Value) {
-    let probe_lines = |lines: &[Value]| -> Vec<(u64, u64, String, String)> {
-        lines
-            .iter()
-            .filter(|l| l["op"] == "request" && l["kind"] == "probe")
-            .map(|l| {
-                (
-                    l["at"].as_u64().unwrap(),
-                    l["id"].as_u64().unwrap(),
-                    l["url"].as_str().unwrap().to_string(),
-                    l["method"].as_str().unwrap().to_string(),
-                )
-            })
-            .collect()
-    };
     // The manual detect starts within the jitter (30 s by default).
     let base = vec![
         json!({"at": 1_000, "op": "detect", "biz": "spot"}),
         json!({"at": 40_000, "op": "tick"}),
     ];
-    let first = run(&json!({"config": config(detect.clone()), "seed": 1, "steps": base}));
-    let probes = probe_lines(&first);
+    let first = run_json(&json!({"config": config(detect.clone()), "seed": 1, "steps": base}));
+    let probes = requests(&first, "probe");
     assert_eq!(probes.len(), 2, "{first:?}");
     let mut steps = vec![json!({"at": 1_000, "op": "detect", "biz": "spot"})];
     let answered = probes[0].0 + 100;
-    for (_, id, url, _) in &probes {
+    for (_, id, url) in &probes {
         let (status, body) = if url.contains("spot-ali") { ali } else { tx };
         steps.push(
             json!({"at": answered, "op": "respond", "id": id, "status": status, "body": body}),
         );
     }
     steps.push(json!({"at": answered + 1, "op": "state"}));
-    let lines = run(&json!({"config": config(detect), "seed": 1, "steps": steps}));
+    let lines = run_json(&json!({"config": config(detect), "seed": 1, "steps": steps}));
     let state = lines.iter().find(|l| l["op"] == "state").unwrap()["pools"]["spot/http"].clone();
-    (probes.into_iter().map(|p| p.3).collect(), state)
+    (request_methods(&first, "probe"), state)
 }
 
 fn line<'a>(state: &'a Value, id: &str) -> &'a Value {

@@ -3,18 +3,11 @@
 //! (`truncated`) moves the pool to the next line at once and counts toward the breaker,
 //! exactly like a refused connect; `cancelled` and `http_4xx` do not.
 
+mod support;
+
 use linekit_core::replay;
 use serde_json::{json, Value};
-
-fn run(scenario: &Value) -> Vec<Value> {
-    let mut out = Vec::new();
-    replay::run(&scenario.to_string(), &mut out).expect("scenario runs");
-    String::from_utf8(out)
-        .expect("utf-8")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("each line is JSON"))
-        .collect()
-}
+use support::replay::run_json;
 
 fn scenario(outcome: &str, repeats: u64) -> Value {
     let mut steps =
@@ -63,7 +56,7 @@ fn breaker_of(lines: &[Value], id: &str) -> String {
 #[test]
 fn each_read_side_failure_moves_traffic_at_once() {
     for outcome in ["read_timeout", "connection_reset", "truncated"] {
-        let lines = run(&scenario(outcome, 1));
+        let lines = run_json(&scenario(outcome, 1));
         assert_eq!(route_at(&lines, 0), "ali");
         assert_eq!(route_at(&lines, 1_000), "tx", "{outcome} is a line fault");
     }
@@ -72,7 +65,7 @@ fn each_read_side_failure_moves_traffic_at_once() {
 #[test]
 fn repeated_read_side_failures_open_the_breaker() {
     for outcome in ["read_timeout", "connection_reset", "truncated"] {
-        let lines = run(&scenario(outcome, 3));
+        let lines = run_json(&scenario(outcome, 3));
         assert_eq!(breaker_of(&lines, "ali"), "open", "{outcome}");
     }
 }
@@ -80,7 +73,7 @@ fn repeated_read_side_failures_open_the_breaker() {
 #[test]
 fn cancellations_and_client_errors_are_not_line_faults() {
     for outcome in ["cancelled", "http_4xx"] {
-        let lines = run(&scenario(outcome, 3));
+        let lines = run_json(&scenario(outcome, 3));
         assert_eq!(route_at(&lines, 1_000), "ali", "{outcome}");
         assert_eq!(breaker_of(&lines, "ali"), "closed", "{outcome}");
     }

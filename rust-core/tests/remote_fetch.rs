@@ -95,6 +95,33 @@ impl World {
         self.kit.run_due();
     }
 
+    /// How many config fetches have started.
+    fn fetches(&self) -> usize {
+        self.t.config_requests().len()
+    }
+
+    /// The outcome of the last fetch from URL `i`, as `state_json` shows it.
+    fn last_outcome(&self, i: usize) -> Value {
+        self.config_state()["fetch"][i]["last_outcome"].clone()
+    }
+
+    /// Answers the latest fetch (without an ETag), checks that no failover fetch started,
+    /// and returns the outcome of URL 0.
+    fn answer_in_place(&self, status: u16, body: &str) -> Value {
+        let n = self.fetches();
+        self.t.respond(status, body, None);
+        assert_eq!(self.fetches(), n, "no failover");
+        self.last_outcome(0)
+    }
+
+    /// Answers the latest fetch (without an ETag), checks that the round failed over to the
+    /// second URL, and returns the outcome of URL 0.
+    fn answer_failing_over(&self, status: u16, body: &str) -> Value {
+        self.t.respond(status, body, None);
+        assert_eq!(self.t.last().url, "https://cfg-b.example.net/lk.json");
+        self.last_outcome(0)
+    }
+
     fn config_state(&self) -> Value {
         let v: Value = serde_json::from_str(&self.kit.state_json()).unwrap();
         v["config"].clone()
@@ -120,11 +147,8 @@ fn world_in(name: &str, app_config: &str, dir: Option<std::path::PathBuf>) -> Wo
     let clock = ManualClock::new(1_000, NOW_S * 1_000);
     let t = Arc::new(RecordingTransport::default());
     let events = Arc::new(Events::default());
-    let kit = LineKit::builder()
-        .config_json(app_config)
+    let kit = support::manual::builder_on(app_config, 7, &clock)
         .storage_dir(&dir)
-        .clock(Arc::new(clock.clone()))
-        .seed(7)
         .transport(t.clone())
         .trace_sink(events.clone())
         .runtime_mode(RuntimeMode::Manual)
@@ -153,6 +177,14 @@ fn signed_world(name: &str) -> World {
     )
 }
 
+/// A [`signed_world`] whose first fetch (at 1 s) applied the signed version 2.
+fn signed_world_on_v2(name: &str) -> World {
+    let w = signed_world(name);
+    w.advance(1_000);
+    w.t.respond(200, &signed_next(2), None);
+    w
+}
+
 fn signed_next(version: u64) -> String {
     let k1 = key(1);
     envelope(
@@ -165,7 +197,7 @@ fn signed_next(version: u64) -> String {
 fn first_round_waits_for_the_startup_delay_and_uses_get_on_the_first_url() {
     let w = unsigned_world("startup");
     w.advance(999);
-    assert_eq!(w.t.config_requests().len(), 0);
+    assert_eq!(w.fetches(), 0);
     w.advance(1);
     let r = w.t.last();
     assert_eq!(
@@ -191,12 +223,11 @@ fn failover_to_the_second_url_in_the_same_round() {
     assert_eq!(w.persisted().as_deref(), Some(config(2, URLS).as_str()));
     // A 5xx, a timeout and an invalid body also move on.
     w.advance(600_000);
-    w.t.respond(503, "", None);
-    assert_eq!(w.t.last().url, "https://cfg-b.example.net/lk.json");
+    assert_eq!(w.answer_failing_over(503, ""), "http_503");
     w.advance(600_000 + FIRST_RETRY_MS);
     w.advance(2_000); // the deadline of the first URL
     assert_eq!(w.t.last().url, "https://cfg-b.example.net/lk.json");
-    assert_eq!(w.config_state()["fetch"][0]["last_outcome"], "read_timeout");
+    assert_eq!(w.last_outcome(0), "read_timeout");
 }
 
 #[test]
@@ -211,34 +242,25 @@ fn etag_is_sent_and_304_means_unchanged() {
         r.headers,
         vec![("If-None-Match".to_string(), "\"v2\"".to_string())]
     );
-    let before = w.t.config_requests().len();
-    w.t.respond(304, "", None);
+    let before = w.fetches();
     // Success: no failover, the next round one interval later.
-    assert_eq!(w.t.config_requests().len(), before);
-    assert_eq!(w.config_state()["fetch"][0]["last_outcome"], "not_modified");
+    assert_eq!(w.answer_in_place(304, ""), "not_modified");
     assert_eq!(w.kit.config().version, 2);
     w.advance(599_999);
-    assert_eq!(w.t.config_requests().len(), before);
+    assert_eq!(w.fetches(), before);
     w.advance(1);
-    assert_eq!(w.t.config_requests().len(), before + 1);
+    assert_eq!(w.fetches(), before + 1);
 }
 
 #[test]
 fn a_verified_copy_of_the_version_in_force_is_unchanged_not_a_failover() {
-    let w = signed_world("unchanged");
-    w.advance(1_000);
-    w.t.respond(200, &signed_next(2), None);
+    let w = signed_world_on_v2("unchanged");
     w.advance(600_000);
-    let n = w.t.config_requests().len();
     // A server without ETag support serves the same signed config again.
-    w.t.respond(200, &signed_next(2), None);
-    assert_eq!(w.t.config_requests().len(), n, "no failover");
-    assert_eq!(w.config_state()["fetch"][0]["last_outcome"], "unchanged");
+    assert_eq!(w.answer_in_place(200, &signed_next(2)), "unchanged");
     // A rollback is a rejection: on to the next URL.
     w.advance(600_000);
-    w.t.respond(200, &signed_next(1), None);
-    assert_eq!(w.t.last().url, "https://cfg-b.example.net/lk.json");
-    assert_eq!(w.config_state()["fetch"][0]["last_outcome"], "not_newer");
+    assert_eq!(w.answer_failing_over(200, &signed_next(1)), "not_newer");
 }
 
 #[test]
@@ -250,9 +272,9 @@ fn failed_rounds_back_off_doubling_up_to_the_interval() {
     for _ in 0..6 {
         w.t.fail(TransportError::Dns);
         w.t.fail(TransportError::Dns);
-        let n = w.t.config_requests().len();
+        let n = w.fetches();
         let mut waited = 0;
-        while w.t.config_requests().len() == n {
+        while w.fetches() == n {
             w.advance(1_000);
             waited += 1_000;
             assert!(waited <= 600_000, "no retry within the interval");
@@ -264,16 +286,14 @@ fn failed_rounds_back_off_doubling_up_to_the_interval() {
     // A success resets the back-off.
     w.t.respond(200, &config(2, URLS), None);
     w.advance(599_000);
-    let n = w.t.config_requests().len();
+    let n = w.fetches();
     w.advance(1_000);
-    assert_eq!(w.t.config_requests().len(), n + 1);
+    assert_eq!(w.fetches(), n + 1);
 }
 
 #[test]
 fn every_rejection_keeps_current_and_last_good_and_moves_to_the_next_url() {
-    let w = signed_world("rejections");
-    w.advance(1_000);
-    w.t.respond(200, &signed_next(2), None);
+    let w = signed_world_on_v2("rejections");
     assert_eq!(w.kit.config().version, 2);
     let good = w.persisted().unwrap();
     let k1 = key(1);
@@ -312,11 +332,7 @@ fn every_rejection_keeps_current_and_last_good_and_moves_to_the_next_url() {
             "https://cfg-b.example.net/lk.json",
             "{code}"
         );
-        assert_eq!(
-            w.config_state()["fetch"][0]["last_outcome"],
-            *code,
-            "{code}"
-        );
+        assert_eq!(w.last_outcome(0), *code, "{code}");
         assert_eq!(w.kit.config().version, 2, "{code}");
         assert_eq!(w.persisted().as_deref(), Some(good.as_str()), "{code}");
         assert_eq!(w.events.reasons().last().map(String::as_str), Some(*code));
@@ -384,21 +400,17 @@ fn a_running_engine_keeps_routing_after_expiry_and_fetches_at_once() {
     w.advance(1_000);
     w.t.respond(304, "", None);
     assert_eq!(w.config_state()["status"], "ok");
-    let n = w.t.config_requests().len();
+    let n = w.fetches();
     w.advance(3_597_000);
     assert!(!w.kit.config_expired());
-    assert_eq!(w.t.config_requests().len(), n);
+    assert_eq!(w.fetches(), n);
     w.advance(2_000);
     assert!(w.kit.config_expired());
     let state = w.config_state();
     assert_eq!(state["status"], "config_expired");
     assert_eq!(state["expired"], true);
     assert!(w.events.reasons().iter().any(|r| r == "config_expired"));
-    assert_eq!(
-        w.t.config_requests().len(),
-        n + 1,
-        "a fetch starts at expiry"
-    );
+    assert_eq!(w.fetches(), n + 1, "a fetch starts at expiry");
     assert_eq!(w.kit.in_flight(), 1);
     // Routing still uses the expired config.
     let d = w.kit.route(&linekit_core::engine::RouteRequest {
@@ -463,7 +475,7 @@ fn a_validated_network_fetches_only_when_the_last_round_is_older_than_the_interv
     let w = unsigned_world("network");
     w.advance(1_000);
     w.t.respond(200, &config(2, URLS), None);
-    let n = w.t.config_requests().len();
+    let n = w.fetches();
     let net = |handle| NetworkState {
         handle,
         validated: true,
@@ -471,7 +483,7 @@ fn a_validated_network_fetches_only_when_the_last_round_is_older_than_the_interv
     };
     w.advance(10_000);
     w.kit.on_network_changed(net(1));
-    assert_eq!(w.t.config_requests().len(), n, "a recent round is enough");
+    assert_eq!(w.fetches(), n, "a recent round is enough");
     w.kit.close();
     // Older than the interval: a validated network starts a round at once.
     let w = unsigned_world("network-old");
@@ -479,22 +491,22 @@ fn a_validated_network_fetches_only_when_the_last_round_is_older_than_the_interv
     w.t.fail(TransportError::Dns);
     w.t.fail(TransportError::Dns);
     w.clock.set_now(w.clock.now_ms() + 600_000);
-    let n = w.t.config_requests().len();
+    let n = w.fetches();
     w.kit.on_network_changed(net(2));
-    assert_eq!(w.t.config_requests().len(), n + 1);
+    assert_eq!(w.fetches(), n + 1);
 }
 
 #[test]
 fn refresh_config_starts_a_round_now_and_never_two_at_once() {
     let w = unsigned_world("refresh");
     assert!(w.kit.refresh_config());
-    assert_eq!(w.t.config_requests().len(), 1);
+    assert_eq!(w.fetches(), 1);
     assert!(w.kit.refresh_config());
-    assert_eq!(w.t.config_requests().len(), 1);
+    assert_eq!(w.fetches(), 1);
     // The start-up timer was replaced by the manual round.
     w.t.respond(200, &config(2, URLS), None);
     w.advance(5_000);
-    assert_eq!(w.t.config_requests().len(), 1);
+    assert_eq!(w.fetches(), 1);
 }
 
 #[test]
@@ -517,24 +529,21 @@ fn without_remote_or_transport_nothing_is_fetched() {
 #[test]
 fn an_invalid_app_config_fails_build_with_every_path() {
     let bad = r#"{"version":1,"biz_lines":{"spot":{"http":[{"id":"a","url":"ftp://x"}]}},"trace":{"sample_rate":2}}"#;
-    let err = LineKit::builder()
-        .config_json(bad)
-        .fallback_on_invalid_config(false)
-        .runtime_mode(RuntimeMode::Manual)
-        .build()
-        .unwrap_err();
+    let build = |fallback: bool| {
+        LineKit::builder()
+            .config_json(bad)
+            .fallback_on_invalid_config(fallback)
+            .runtime_mode(RuntimeMode::Manual)
+            .build()
+    };
+    let err = build(false).unwrap_err();
     let linekit_core::Error::InvalidConfig(errors) = err else {
         panic!("expected InvalidConfig, got {err:?}");
     };
     let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
     assert_eq!(paths, ["biz_lines.spot.http[0].url", "trace.sample_rate"]);
     // Told to fall back: builds on the next level and the state says why.
-    let kit = LineKit::builder()
-        .config_json(bad)
-        .fallback_on_invalid_config(true)
-        .runtime_mode(RuntimeMode::Manual)
-        .build()
-        .unwrap();
+    let kit = build(true).unwrap();
     let state: Value = serde_json::from_str(&kit.state_json()).unwrap();
     assert_eq!(state["config"]["source"], "hard_coded");
     let reason = state["config"]["skipped"][0]["reason"].as_str().unwrap();

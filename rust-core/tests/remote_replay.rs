@@ -20,13 +20,7 @@ fn scenario(steps: &[Value]) -> String {
 }
 
 fn run(steps: &[Value]) -> Vec<Value> {
-    let mut out = Vec::new();
-    replay::run(&scenario(steps), &mut out).expect("scenario runs");
-    String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    support::replay::run(&scenario(steps))
 }
 
 fn last_config_request(lines: &[Value]) -> Value {

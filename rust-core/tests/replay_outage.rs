@@ -7,23 +7,9 @@ mod support;
 
 use linekit_core::replay;
 use serde_json::Value;
-use support::replay::{breaker_at, output, run};
+use support::replay::{breaker_at, output, routes, run};
 
 const OUTAGE: &str = include_str!("scenarios/outage_failover.json");
-
-fn routes(lines: &[Value]) -> Vec<(u64, String, String)> {
-    lines
-        .iter()
-        .filter(|l| l["op"] == "route")
-        .map(|l| {
-            (
-                l["at"].as_u64().unwrap(),
-                l["line"].as_str().unwrap_or("-").to_string(),
-                l["reason"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
-}
 
 #[test]
 fn outage_moves_traffic_within_one_failed_request_and_recovers() {

@@ -3,7 +3,9 @@
 //! on the serving backup, a second backup that answers 503, probes answered by a transport
 //! that knows which lines are up — all in virtual time.
 
-use linekit_core::engine::{LineKit, Report, RouteRequest, RuntimeMode};
+mod support;
+
+use linekit_core::engine::{Report, RouteRequest, RuntimeMode};
 use linekit_core::line::Outcome;
 use linekit_core::transport::{
     Completion, Transport, TransportError, TransportRequest, TransportResult,
@@ -59,12 +61,9 @@ fn traffic_returns_to_the_preferred_line_after_revive() {
             {"id": "third", "url": "https://third.example.test"}]}}}"#;
     let clock = ManualClock::new(1, 1_700_000_000_000);
     let world = Arc::new(World::default());
-    let kit = LineKit::builder()
-        .config_json(config)
-        .clock(Arc::new(clock.clone()))
+    let kit = support::manual::builder_on(config, 5, &clock)
         .transport(world.clone())
         .runtime_mode(RuntimeMode::Manual)
-        .seed(5)
         .build()
         .unwrap();
     let serving = |_second: u64| -> String {

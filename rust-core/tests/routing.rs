@@ -22,6 +22,11 @@ fn route(kit: &LineKit, url: &str) -> (String, Option<String>, Reason) {
     (d.url, d.line.map(|l| l.to_string()), d.reason)
 }
 
+/// The line `https://api.example.com/` is routed to now.
+fn api_line(kit: &LineKit) -> Option<String> {
+    route(kit, "https://api.example.com/").1
+}
+
 #[test]
 fn path_and_query_are_preserved_byte_for_byte() {
     let (kit, _) = engine();
@@ -162,21 +167,12 @@ fn downgrade_returns_first_line_by_priority() {
     route(&kit, "https://api.example.com/");
     kit.report(&Report::new("spot", "ali", Outcome::ConnectRefused, 10));
     clock.advance(1);
-    assert_eq!(
-        route(&kit, "https://api.example.com/").1.as_deref(),
-        Some("tx")
-    );
+    assert_eq!(api_line(&kit).as_deref(), Some("tx"));
     kit.set_downgrade(true);
     assert_eq!(route(&kit, "https://api.example.com/").2, Reason::Downgrade);
-    assert_eq!(
-        route(&kit, "https://api.example.com/").1.as_deref(),
-        Some("ali")
-    );
+    assert_eq!(api_line(&kit).as_deref(), Some("ali"));
     kit.set_downgrade(false);
-    assert_eq!(
-        route(&kit, "https://api.example.com/").1.as_deref(),
-        Some("tx")
-    );
+    assert_eq!(api_line(&kit).as_deref(), Some("tx"));
 }
 
 #[test]
@@ -200,18 +196,12 @@ fn websocket_requests_use_the_ws_pool() {
 #[test]
 fn local_network_failures_do_not_move_traffic() {
     let (kit, clock) = engine();
-    assert_eq!(
-        route(&kit, "https://api.example.com/").1.as_deref(),
-        Some("ali")
-    );
+    assert_eq!(api_line(&kit).as_deref(), Some("ali"));
     for _ in 0..10 {
         kit.report(&Report::new("spot", "ali", Outcome::LocalNetwork, 5));
         kit.report(&Report::new("spot", "ali", Outcome::Cancelled, 5));
         clock.advance(100);
-        assert_eq!(
-            route(&kit, "https://api.example.com/").1.as_deref(),
-            Some("ali")
-        );
+        assert_eq!(api_line(&kit).as_deref(), Some("ali"));
     }
 }
 
@@ -234,8 +224,5 @@ fn report_by_host_finds_the_line() {
         ..Report::new("spot", "", Outcome::DnsFailure, 5)
     });
     clock.advance(1);
-    assert_eq!(
-        route(&kit, "https://api.example.com/").1.as_deref(),
-        Some("tx")
-    );
+    assert_eq!(api_line(&kit).as_deref(), Some("tx"));
 }

@@ -2,6 +2,8 @@
 //! probes in flight on a transport that answers late, `close` returns promptly, stops the
 //! runtime thread, and no trace event (a user callback) is emitted after it returns.
 
+mod support;
+
 use linekit_core::engine::{LineKit, Report, RouteRequest};
 use linekit_core::line::Outcome;
 use linekit_core::trace::{TraceEvent, TraceSink};
@@ -10,18 +12,7 @@ use parking_lot::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Holds every request and answers them all from its own thread when asked.
-#[derive(Default)]
-struct LateTransport {
-    waiting: Mutex<Vec<(TransportRequest, Completion)>>,
-}
-
-impl Transport for LateTransport {
-    fn start(&self, request: TransportRequest, done: Completion) {
-        self.waiting.lock().push((request, done));
-    }
-}
+use support::transport::RecordingTransport;
 
 #[derive(Default)]
 struct WatchingSink {
@@ -61,7 +52,7 @@ fn close_under_load_is_prompt_and_final() {
         "thresholds": {"startup_detect_delay_ms": 1, "detect_jitter_ms": 1, "timeout_ms": 60000},
         "biz_lines": {"spot": {"match": ["api.example.com"], "http": [
             {"id": "a", "url": "https://a.example.com"}, {"id": "b", "url": "https://b.example.com"}]}}}"#;
-    let transport = Arc::new(LateTransport::default());
+    let transport = Arc::new(RecordingTransport::default());
     let sink = Arc::new(WatchingSink::default());
     let before = runtime_threads();
     let kit = Arc::new(
@@ -76,9 +67,7 @@ fn close_under_load_is_prompt_and_final() {
     // Wait (bounded) for the runtime thread to name itself and the start-up probes to
     // be in flight.
     let deadline = Instant::now() + Duration::from_secs(10);
-    while (transport.waiting.lock().len() < 2 || runtime_threads() < before + 1)
-        && Instant::now() < deadline
-    {
+    while (transport.waiting() < 2 || runtime_threads() < before + 1) && Instant::now() < deadline {
         std::thread::yield_now();
     }
     assert_eq!(runtime_threads(), before + 1);
@@ -112,7 +101,7 @@ fn close_under_load_is_prompt_and_final() {
     assert_eq!(kit.in_flight(), 0);
 
     // Late answers after close are ignored, routing still works, no callback fires.
-    for (_, done) in transport.waiting.lock().drain(..) {
+    for (_, done) in transport.take_waiting() {
         done.complete(TransportResult::Response {
             status: 200,
             body: Vec::new(),

@@ -5,7 +5,7 @@
 
 use linekit_core::config::validate::parse_config;
 use linekit_core::engine::{LineKit, Report, RouteRequest};
-use linekit_core::line::Outcome;
+use linekit_core::line::{Outcome, Timings};
 use linekit_core::trace::{TraceEvent, TraceKind, TraceSink};
 use linekit_core::ManualClock;
 use parking_lot::Mutex;
@@ -50,8 +50,11 @@ fn route_and_report_events_explain_themselves_without_secrets() {
     ));
     kit.report(&Report {
         status: Some(200),
-        dns_ms: Some(3),
-        tls_ms: Some(20),
+        timings: Timings {
+            dns_ms: Some(3),
+            tls_ms: Some(20),
+            ..Timings::default()
+        },
         ..Report::new("spot", d.line.as_deref().unwrap(), Outcome::Ok, 80)
     });
     let events = sink.0.lock().clone();

@@ -3,29 +3,20 @@
 //! a field, and a recorded trace never carries URLs, paths, queries or full host names.
 #![cfg(feature = "schema")]
 
+mod support;
+
 use linekit_core::replay;
 use linekit_core::trace::format::{json_schema, read_trace, TraceRecord};
-use linekit_core::trace::{TraceEvent, TraceSink};
-use parking_lot::Mutex;
 use serde_json::Value;
 use std::sync::Arc;
+use support::trace::TraceLines;
 
 const SCHEMA: &str = include_str!("../../docs/trace.schema.json");
 
-#[derive(Default)]
-struct Lines(Mutex<Vec<String>>);
-
-impl TraceSink for Lines {
-    fn emit(&self, e: &TraceEvent) {
-        self.0.lock().push(e.to_json());
-    }
-}
-
 fn trace_of(scenario: &str) -> Vec<String> {
-    let sink = Arc::new(Lines::default());
+    let sink = Arc::new(TraceLines::default());
     replay::run_traced(scenario, &mut Vec::new(), Some(sink.clone())).unwrap();
-    let lines = sink.0.lock().clone();
-    lines
+    sink.lines()
 }
 
 #[test]

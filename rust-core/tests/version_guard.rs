@@ -17,6 +17,17 @@ fn pool(ids: &[&str], policy: Option<VersionPolicy>) -> LinePool {
     p
 }
 
+/// A pool of `ids` under `policy` serving its first line, where line `i` answered with
+/// fingerprint `versions[i]`.
+fn fingerprinted(ids: &[&str], policy: Option<VersionPolicy>, versions: &[&str]) -> LinePool {
+    let mut p = pool(ids, policy);
+    p.select(0, &[]);
+    for (i, version) in versions.iter().enumerate() {
+        p.observe_version(i, v(version));
+    }
+    p
+}
+
 fn v(s: &str) -> Arc<str> {
     Arc::from(s)
 }
@@ -36,11 +47,11 @@ fn open(p: &mut LinePool, index: usize, now: u64) {
 /// A strict pool whose reference is v2 (`a` and `c`) with both v2 lines open, so only the
 /// v1 line `b` is usable.
 fn strict_pool_with_only_the_v1_line_usable() -> LinePool {
-    let mut p = pool(&["a", "b", "c"], Some(VersionPolicy::Strict));
-    p.select(0, &[]);
-    p.observe_version(0, v("v2"));
-    p.observe_version(1, v("v1"));
-    p.observe_version(2, v("v2"));
+    let mut p = fingerprinted(
+        &["a", "b", "c"],
+        Some(VersionPolicy::Strict),
+        &["v2", "v1", "v2"],
+    );
     open(&mut p, 0, 10);
     open(&mut p, 2, 10);
     p
@@ -78,10 +89,7 @@ fn a_forced_fallback_keeps_the_reference_so_the_pool_returns() {
 
 #[test]
 fn a_reference_no_line_carries_any_more_drops_to_the_current_line() {
-    let mut p = pool(&["a", "b"], Some(VersionPolicy::Report));
-    p.select(0, &[]);
-    p.observe_version(0, v("v2"));
-    p.observe_version(1, v("v3"));
+    let mut p = fingerprinted(&["a", "b"], Some(VersionPolicy::Report), &["v2", "v3"]);
     open(&mut p, 0, 10);
     assert_eq!(p.select(100, &[]).index, 1);
     assert!(p.version_mismatch(1));
@@ -93,14 +101,16 @@ fn a_reference_no_line_carries_any_more_drops_to_the_current_line() {
 
 #[test]
 fn strict_in_call_retries_prefer_the_same_fingerprint() {
-    let mut strict = pool(&["a", "b", "c"], Some(VersionPolicy::Strict));
-    let mut report = pool(&["a", "b", "c"], Some(VersionPolicy::Report));
-    for p in [&mut strict, &mut report] {
-        p.select(0, &[]);
-        p.observe_version(0, v("v2"));
-        p.observe_version(1, v("v1"));
-        p.observe_version(2, v("v2"));
-    }
+    let mut strict = fingerprinted(
+        &["a", "b", "c"],
+        Some(VersionPolicy::Strict),
+        &["v2", "v1", "v2"],
+    );
+    let mut report = fingerprinted(
+        &["a", "b", "c"],
+        Some(VersionPolicy::Report),
+        &["v2", "v1", "v2"],
+    );
     let s = strict.select(5, &["a"]);
     assert_eq!((s.index, s.reason), (2, Reason::RetryExcluded));
     let r = report.select(5, &["a"]);
@@ -110,10 +120,7 @@ fn strict_in_call_retries_prefer_the_same_fingerprint() {
 
 #[test]
 fn without_a_guard_versions_are_ignored() {
-    let mut p = pool(&["a", "b"], None);
-    p.select(0, &[]);
-    p.observe_version(0, v("v2"));
-    p.observe_version(1, v("v1"));
+    let p = fingerprinted(&["a", "b"], None, &["v2", "v1"]);
     assert!(p.version_guard().is_none());
     assert!(!p.version_mismatch(1));
     assert!(p.lines().iter().all(|l| l.version.is_none()));
@@ -121,10 +128,7 @@ fn without_a_guard_versions_are_ignored() {
 
 #[test]
 fn a_config_update_keeps_fingerprints_and_the_reference() {
-    let mut old = pool(&["a", "b"], Some(VersionPolicy::Strict));
-    old.select(0, &[]);
-    old.observe_version(0, v("v2"));
-    old.observe_version(1, v("v1"));
+    let old = fingerprinted(&["a", "b"], Some(VersionPolicy::Strict), &["v2", "v1"]);
     let mut new = pool(&["a", "b"], Some(VersionPolicy::Strict));
     new.carry_over(&old);
     assert_eq!(reference(&new).as_deref(), Some("v2"));

@@ -4,28 +4,14 @@
 //! flagged, when it is the only one left; `report` never changes a choice but flags it;
 //! bad header values never become a fingerprint.
 
+mod support;
+
 use linekit_core::replay;
 use serde_json::{json, Value};
-
-fn run(scenario: &Value) -> Vec<Value> {
-    let mut out = Vec::new();
-    replay::run(&scenario.to_string(), &mut out).expect("scenario runs");
-    String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-fn at<'a>(lines: &'a [Value], op: &str, at: u64) -> &'a Value {
-    lines
-        .iter()
-        .find(|l| l["op"] == op && l["at"] == at)
-        .unwrap_or_else(|| panic!("no {op} line at {at}: {lines:#?}"))
-}
+use support::replay::{line_at, run_json};
 
 fn versions(lines: &[Value], t: u64) -> Vec<(String, Value)> {
-    let mut v: Vec<(String, Value)> = at(lines, "state", t)["pools"]["spot/http"]
+    let mut v: Vec<(String, Value)> = line_at(lines, "state", t)["pools"]["spot/http"]
         .as_array()
         .unwrap()
         .iter()
@@ -105,7 +91,7 @@ fn probes_are_the_three_lines(lines: &[Value]) {
 
 #[test]
 fn strict_skips_the_older_backup_while_a_same_version_one_is_usable() {
-    let lines = run(&scenario("strict", json!({HEADER: "v1"})));
+    let lines = run_json(&scenario("strict", json!({HEADER: "v1"})));
     probes_are_the_three_lines(&lines);
     assert_eq!(
         versions(&lines, 200),
@@ -115,11 +101,11 @@ fn strict_skips_the_older_backup_while_a_same_version_one_is_usable() {
             ("same".into(), json!("v2")),
         ]
     );
-    let first = at(&lines, "route", 0);
+    let first = line_at(&lines, "route", 0);
     assert_eq!(first["line"], "primary");
     assert_eq!(first["version_mismatch"], false);
 
-    let after_primary = at(&lines, "route", 1_100);
+    let after_primary = line_at(&lines, "route", 1_100);
     assert_eq!(
         after_primary["line"], "same",
         "old ranks ahead but runs v1: {after_primary}"
@@ -127,7 +113,7 @@ fn strict_skips_the_older_backup_while_a_same_version_one_is_usable() {
     assert_eq!(after_primary["version_mismatch"], false);
     assert_eq!(after_primary["url"], "https://spot-b.example.org/b");
 
-    let only_old = at(&lines, "route", 1_300);
+    let only_old = line_at(&lines, "route", 1_300);
     assert_eq!(
         only_old["line"], "old",
         "no v2 line is usable: the older one serves"
@@ -137,15 +123,15 @@ fn strict_skips_the_older_backup_while_a_same_version_one_is_usable() {
 
 #[test]
 fn report_only_flags() {
-    let lines = run(&scenario("report", json!({HEADER: "v1"})));
+    let lines = run_json(&scenario("report", json!({HEADER: "v1"})));
     probes_are_the_three_lines(&lines);
-    let after_primary = at(&lines, "route", 1_100);
+    let after_primary = line_at(&lines, "route", 1_100);
     assert_eq!(
         after_primary["line"], "old",
         "report keeps the ranking's choice"
     );
     assert_eq!(after_primary["version_mismatch"], true);
-    let later = at(&lines, "route", 1_300);
+    let later = line_at(&lines, "route", 1_300);
     assert_eq!(later["line"], "old");
     assert_eq!(later["version_mismatch"], true);
 }
@@ -153,9 +139,9 @@ fn report_only_flags() {
 #[test]
 fn without_a_known_fingerprint_a_line_is_compatible() {
     // The old backup's probe carries no version header: strict does not skip it.
-    let lines = run(&scenario("strict", json!({"Server": "x"})));
+    let lines = run_json(&scenario("strict", json!({"Server": "x"})));
     assert_eq!(versions(&lines, 200)[0], ("old".into(), Value::Null));
-    let after_primary = at(&lines, "route", 1_100);
+    let after_primary = line_at(&lines, "route", 1_100);
     assert_eq!(after_primary["line"], "old");
     assert_eq!(after_primary["version_mismatch"], false);
 }
@@ -169,20 +155,20 @@ fn bad_header_values_are_rejected_or_truncated_without_harm() {
         json!("v\u{fffd}1"),
         json!("   "),
     ] {
-        let lines = run(&scenario("strict", json!({ HEADER: bad })));
+        let lines = run_json(&scenario("strict", json!({ HEADER: bad })));
         assert_eq!(
             versions(&lines, 200)[0],
             ("old".into(), Value::Null),
             "{bad} is not a fingerprint"
         );
-        assert_eq!(at(&lines, "route", 1_100)["line"], "old");
+        assert_eq!(line_at(&lines, "route", 1_100)["line"], "old");
     }
     let huge = "v1".repeat(100_000);
-    let lines = run(&scenario("strict", json!({ HEADER: huge })));
+    let lines = run_json(&scenario("strict", json!({ HEADER: huge })));
     let (_, kept) = &versions(&lines, 200)[0];
     assert_eq!(kept.as_str().map(str::len), Some(64), "cut to 64 bytes");
     assert_eq!(
-        at(&lines, "route", 1_100)["line"],
+        line_at(&lines, "route", 1_100)["line"],
         "same",
         "a cut value is still a different fingerprint"
     );

@@ -9,16 +9,17 @@
 //! answered by the same world, and a move from Wi-Fi to cellular at 21 s.
 //! `LINEKIT_BLESS=1` rewrites the committed file.
 
-use linekit_core::engine::{LineKit, Report, RuntimeMode};
+mod support;
+
+use linekit_core::engine::{LineKit, Report};
 use linekit_core::line::{Outcome, Protocol};
 use linekit_core::net::{NetworkState, PrivateDnsMode};
-use linekit_core::transport::{
-    Completion, Transport, TransportError, TransportRequest, TransportResult,
-};
+use linekit_core::transport::{Completion, TransportError, TransportResult};
 use linekit_core::{replay, whatif, ManualClock};
-use parking_lot::Mutex;
 use serde_json::{json, Value};
 use std::sync::Arc;
+use support::trace::TraceLines;
+use support::transport::RecordingTransport;
 
 const SCENARIO_PATH: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -46,20 +47,10 @@ fn world(line: &str, t: u64) -> (Outcome, Option<u16>, u64) {
     }
 }
 
-#[derive(Default)]
-struct Pending(Mutex<Vec<(TransportRequest, Completion)>>);
-
-impl Transport for Pending {
-    fn start(&self, request: TransportRequest, done: Completion) {
-        self.0.lock().push((request, done));
-    }
-    fn cancel(&self, _id: u64) {}
-}
-
 struct Sim {
     kit: LineKit,
     clock: ManualClock,
-    transport: Arc<Pending>,
+    transport: Arc<RecordingTransport>,
     steps: Vec<Value>,
     /// (answer time, request id, completion, answer fields)
     answers: Vec<(u64, u64, Completion, Value)>,
@@ -68,7 +59,7 @@ struct Sim {
 impl Sim {
     /// Plans the world's answer to every request the engine started at `now`.
     fn take_started(&mut self, now: u64) {
-        for (r, done) in self.transport.0.lock().drain(..) {
+        for (r, done) in self.transport.take_waiting() {
             let host = r.url.trim_start_matches("https://");
             let line = host.split('.').next().unwrap_or("").to_string();
             let (outcome, status, cost) = world(&line, now);
@@ -175,16 +166,8 @@ impl Sim {
 
 /// Runs the world against the engine and returns the scenario of what happened.
 fn simulate() -> Value {
-    let clock = ManualClock::new(0, 1_700_000_000_000);
-    let transport = Arc::new(Pending::default());
-    let kit = LineKit::builder()
-        .config_json(config().to_string())
-        .clock(Arc::new(clock.clone()))
-        .seed(7)
-        .transport(transport.clone())
-        .runtime_mode(RuntimeMode::Manual)
-        .build()
-        .unwrap();
+    let transport = Arc::new(RecordingTransport::default());
+    let (kit, clock) = support::manual::engine(config().to_string(), 7, &transport);
     let mut sim = Sim {
         kit,
         clock,
@@ -229,28 +212,14 @@ fn scenario() -> String {
 
 /// Runs the scenario, returning its output lines and its trace.
 fn record(scenario: &str) -> (Vec<Value>, String) {
-    #[derive(Default)]
-    struct Lines(Mutex<String>);
-    impl linekit_core::trace::TraceSink for Lines {
-        fn emit(&self, e: &linekit_core::trace::TraceEvent) {
-            let mut s = self.0.lock();
-            s.push_str(&e.to_json());
-            s.push('\n');
-        }
-    }
-    let sink = Arc::new(Lines::default());
+    let sink = Arc::new(TraceLines::default());
     let mut out = Vec::new();
     replay::run_traced(scenario, &mut out, Some(sink.clone())).unwrap();
-    let trace = sink.0.lock().clone();
-    (parse_lines(&out), trace)
+    (parse_lines(&out), sink.text())
 }
 
 fn parse_lines(out: &[u8]) -> Vec<Value> {
-    String::from_utf8(out.to_vec())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    support::replay::parse_lines(std::str::from_utf8(out).unwrap())
 }
 
 fn what_if(trace: &str, policy: &Value) -> (Vec<Value>, Value) {

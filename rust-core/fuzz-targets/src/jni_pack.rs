@@ -1,7 +1,7 @@
 //! The Rust side of the JNI fast path: what `route` and `lookup` pack for Kotlin, and the
 //! integer codes Kotlin sends back.
 //!
-//! Input layout: byte 0 = flags (keep-original, ws, which outcome/connect-error code),
+//! Input layout: byte 0 = flags (keep-original, ws, one-shot body, which outcome/connect-error code),
 //! then NUL-separated fields `url`, `method`, `headers` (the request's `X-Line-*` headers
 //! as Kotlin joins them, `name\nvalue` pairs, fed raw to the core's header rule),
 //! `fixed_host`, `exclude` (ids joined by `\n`, as Kotlin joins them), `ips` (raw bytes, 4
@@ -70,11 +70,12 @@ pub fn jni_pack(data: &[u8]) {
         method,
         Some(private.as_str()),
         flags & 2 != 0,
+        flags & 4 != 0,
         exclude,
     );
     check_route(&packed, url);
 
-    let code = i32::from(flags >> 2) - 8;
+    let code = i32::from(flags >> 3) - 8;
     if let Some(outcome) = outcome_from_code(code) {
         let i = Outcome::ALL.iter().position(|o| *o == outcome);
         assert_eq!(
@@ -88,12 +89,16 @@ pub fn jni_pack(data: &[u8]) {
     check_lookup(ips);
 }
 
-/// `reason\nmax_retries\nbuffer_body_max_bytes\nline\nbiz\nversion_header\nversion_mismatch\nurl`:
-/// eight fields, a known reason code, the config's limits, a configured line id or none,
-/// and (for a URL without a newline, as OkHttp builds them) a URL that is one field.
+/// `reason\nmax_retries\nbuffer_body_max_bytes\nline\nbiz\nversion_header\nversion_mismatch\nscheme\nhost\nport\nprefix\nrest_at`:
+/// twelve fields (for a URL without a newline, as OkHttp builds them), a known reason code,
+/// the config's limits (no retries for a request the replay rule forbids), a configured
+/// line id or none, and a rewrite that is either absent or names a known line host.
 fn check_route(packed: &str, url: &str) {
-    let parts: Vec<&str> = packed.splitn(8, '\n').collect();
-    assert_eq!(parts.len(), 8, "packed route has {} fields", parts.len());
+    if url.contains('\n') {
+        return;
+    }
+    let parts: Vec<&str> = packed.split('\n').collect();
+    assert_eq!(parts.len(), 12, "packed route has {} fields", parts.len());
     let code: u8 = parts[0].parse().expect("reason code is a decimal");
     assert!(
         Reason::ALL.iter().any(|r| r.code() == code),
@@ -101,7 +106,11 @@ fn check_route(packed: &str, url: &str) {
         parts[0]
     );
     let thresholds = linekit_core::config::model::Thresholds::default();
-    assert_eq!(parts[1], thresholds.max_retries.to_string());
+    assert!(
+        parts[1] == thresholds.max_retries.to_string() || parts[1] == "0",
+        "max_retries {:?}",
+        parts[1]
+    );
     assert_eq!(parts[2], thresholds.buffer_body_max_bytes.to_string());
     assert!(
         matches!(parts[3], "" | "ali" | "tx" | "ali-ws" | "main"),
@@ -115,8 +124,19 @@ fn check_route(packed: &str, url: &str) {
     );
     assert_eq!(parts[5], "", "no business line sets a version header");
     assert_eq!(parts[6], "", "no version mismatch without a version header");
-    if !url.contains('\n') && !parts[3].is_empty() {
-        assert!(!parts[7].contains('\n'), "a rewritten URL gained a newline");
+    if parts[7].is_empty() {
+        assert!(
+            parts[8..].iter().all(|p| p.is_empty()),
+            "parts without a scheme"
+        );
+    } else {
+        assert!(
+            matches!(parts[7], "http" | "https" | "ws" | "wss"),
+            "scheme {:?}",
+            parts[7]
+        );
+        let at: usize = parts[11].parse().expect("rest_at is a decimal");
+        assert!(at <= url.encode_utf16().count(), "rest_at past the URL");
     }
 }
 

@@ -76,6 +76,37 @@ pub(super) fn keygen(out: &mut dyn Write) -> i32 {
     0
 }
 
+/// Why a subcommand stopped: its arguments are off (usage, exit 2) or it failed (exit 1).
+enum Stop {
+    Usage,
+    Fail(String),
+}
+
+impl From<String> for Stop {
+    fn from(e: String) -> Self {
+        Stop::Fail(e)
+    }
+}
+
+/// Parses `words` into the options `names` and one positional argument, runs `command` on
+/// them, and turns its result into the exit code (errors as JSON on `err`).
+fn run(
+    words: &[&str],
+    names: &[&str],
+    err: &mut dyn Write,
+    command: impl FnOnce(&[(String, &str)], &str) -> Result<(), Stop>,
+) -> i32 {
+    let result = match options(words, names) {
+        Some((opts, file)) => command(&opts, file),
+        None => Err(Stop::Usage),
+    };
+    match result {
+        Ok(()) => 0,
+        Err(Stop::Usage) => usage(err),
+        Err(Stop::Fail(e)) => fail(err, &e),
+    }
+}
+
 /// `config sign …`.
 pub(super) fn sign(
     words: &[&str],
@@ -83,45 +114,34 @@ pub(super) fn sign(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    let Some((opts, file)) = options(words, &["private-key-file", "key-id"]) else {
-        return usage(err);
-    };
-    let (Some(key_file), Some(key_id)) = (opt(&opts, "private-key-file"), opt(&opts, "key-id"))
-    else {
-        return usage(err);
-    };
-    if key_id.is_empty() || key_id.len() > 64 {
-        return fail(err, "--key-id must be 1 to 64 characters");
-    }
-    let key =
-        match read_text(key_file, input, MAX_KEY_FILE_BYTES).and_then(|t| decode_signing_key(&t)) {
-            Ok(k) => k,
-            Err(e) => return fail(err, &format!("private key: {e}")),
+    run(words, &["private-key-file", "key-id"], err, |opts, file| {
+        let (Some(key_file), Some(key_id)) = (opt(opts, "private-key-file"), opt(opts, "key-id"))
+        else {
+            return Err(Stop::Usage);
         };
-    let text = match read_text(file, input, MAX_INPUT_BYTES) {
-        Ok(t) => t,
-        Err(e) => return fail(err, &e),
-    };
-    let existing = serde_json::from_str::<Value>(&text)
-        .ok()
-        .filter(Envelope::is_envelope);
-    let mut envelope = match existing {
-        Some(v) => match Envelope::parse(&v) {
-            Ok(env) => env,
-            Err(r) => return fail(err, &r.to_string()),
-        },
-        None => Envelope {
-            signed: text.into_bytes(),
-            signatures: Vec::new(),
-        },
-    };
-    let inner = String::from_utf8_lossy(&envelope.signed).into_owned();
-    if let Err(e) = parse_config(&inner) {
-        return fail(err, &format!("refusing to sign an invalid config: {e}"));
-    }
-    envelope.sign(key_id, &key);
-    let _ = writeln!(out, "{}", envelope.to_json());
-    0
+        if key_id.is_empty() || key_id.len() > 64 {
+            return Err(Stop::Fail("--key-id must be 1 to 64 characters".into()));
+        }
+        let key = read_text(key_file, input, MAX_KEY_FILE_BYTES)
+            .and_then(|t| decode_signing_key(&t))
+            .map_err(|e| format!("private key: {e}"))?;
+        let text = read_text(file, input, MAX_INPUT_BYTES)?;
+        let existing = serde_json::from_str::<Value>(&text)
+            .ok()
+            .filter(Envelope::is_envelope);
+        let mut envelope = match existing {
+            Some(v) => Envelope::parse(&v).map_err(|r| r.to_string())?,
+            None => Envelope {
+                signed: text.into_bytes(),
+                signatures: Vec::new(),
+            },
+        };
+        let inner = String::from_utf8_lossy(&envelope.signed).into_owned();
+        parse_config(&inner).map_err(|e| format!("refusing to sign an invalid config: {e}"))?;
+        envelope.sign(key_id, &key);
+        let _ = writeln!(out, "{}", envelope.to_json());
+        Ok(())
+    })
 }
 
 /// `config verify …`.
@@ -131,39 +151,28 @@ pub(super) fn verify(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    let Some((opts, file)) = options(words, &["trust", "now-s"]) else {
-        return usage(err);
-    };
-    let Some(trust_file) = opt(&opts, "trust") else {
-        return usage(err);
-    };
-    let now = match opt(&opts, "now-s").map(str::parse::<u64>) {
-        None => std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0),
-        Some(Ok(s)) => s,
-        Some(Err(_)) => return fail(err, "--now-s: expected unix seconds"),
-    };
-    let trust = match read_text(trust_file, input, MAX_INPUT_BYTES).and_then(|t| trust_of(&t)) {
-        Ok(t) => t,
-        Err(e) => return fail(err, &format!("trust: {e}")),
-    };
-    let text = match read_text(file, input, MAX_INPUT_BYTES) {
-        Ok(t) => t,
-        Err(e) => return fail(err, &e),
-    };
-    match verify_envelope(&text, &trust, Some(now)) {
-        Ok(a) => {
-            let _ = writeln!(
-                out,
-                "{}",
-                json!({ "ok": true, "version": a.config.version, "key_ids": a.key_ids })
-            );
-            0
-        }
-        Err(r) => fail(err, &r.to_string()),
-    }
+    run(words, &["trust", "now-s"], err, |opts, file| {
+        let trust_file = opt(opts, "trust").ok_or(Stop::Usage)?;
+        let now = match opt(opts, "now-s").map(str::parse::<u64>) {
+            None => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
+            Some(Ok(s)) => s,
+            Some(Err(_)) => return Err(Stop::Fail("--now-s: expected unix seconds".into())),
+        };
+        let trust = read_text(trust_file, input, MAX_INPUT_BYTES)
+            .and_then(|t| trust_of(&t))
+            .map_err(|e| format!("trust: {e}"))?;
+        let text = read_text(file, input, MAX_INPUT_BYTES)?;
+        let a = verify_envelope(&text, &trust, Some(now)).map_err(|r| r.to_string())?;
+        let _ = writeln!(
+            out,
+            "{}",
+            json!({ "ok": true, "version": a.config.version, "key_ids": a.key_ids })
+        );
+        Ok(())
+    })
 }
 
 /// The trust section of a config document, or a bare trust document.

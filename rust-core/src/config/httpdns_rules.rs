@@ -27,13 +27,18 @@ pub(crate) fn provider_auth(p: &ProviderConfig, path: &str, f: &mut Findings) {
         return;
     };
     let at = |field: &str| format!("{path}.auth.{field}");
-    if !auth.formats().contains(&p.format.as_str()) && !f.covered(&format!("{path}.format")) {
+    let formats = auth.formats();
+    if !formats.iter().any(|x| x.as_str() == p.format) && !f.covered(&format!("{path}.format")) {
         f.rule(
             &at("kind"),
             format!(
                 "{} applies to format {} only",
                 auth.kind(),
-                auth.formats().join(" or ")
+                formats
+                    .iter()
+                    .map(|x| x.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" or ")
             ),
         );
     }

@@ -20,9 +20,7 @@ pub use model::{
     BizLine, Config, HttpDnsConfig, LineConfig, MergeHost, ProviderConfig, Thresholds, TraceConfig,
     VersionPolicy,
 };
-pub use rules::{
-    is_valid_biz_name, is_valid_host, is_valid_host_pattern, MAX_REPORTED_ERRORS, PROVIDER_FORMATS,
-};
+pub use rules::{is_valid_biz_name, is_valid_host, is_valid_host_pattern, MAX_REPORTED_ERRORS};
 pub use seal::{open, parse_key_hex, seal};
 pub use source::{
     app_config_errors, check_update, resolve, resolve_at, ConfigSource, ConfigSources,

@@ -84,10 +84,17 @@ pub struct Thresholds {
     /// (from its first slow request) moves traffic the same way, when requests are sparse.
     pub slow_switch_ms: u64,
     /// Upper bound of the random delay before an urgent detect (slow requests, consecutive
-    /// failures, WebSocket handshake failures) that opens an incident, i.e. is the first
-    /// urgent detect of its business line for two cooldowns. Later detects of the same
-    /// incident use `detect_jitter_ms`, so a fleet-wide outage still spreads out.
+    /// failures, WebSocket handshake failures, with no line known to be fast) that opens an
+    /// incident, i.e. is the first urgent detect of its business line for two cooldowns.
+    /// Later detects of the same incident use `detect_jitter_ms`. Wide enough to spread a
+    /// fleet that must discover its lines at the same instant over several seconds, short
+    /// against the cooldown.
     pub urgent_jitter_ms: u64,
+    /// For this long after a read-side fault on a line (a truncated body, a reset or a read
+    /// timeout), a probe success that does not verify a body (no `detect_expect_length`)
+    /// neither clears the fault nor restores the line's rank: a HEAD answer says nothing
+    /// of the bodies real traffic just found cut (0 = every probe success counts).
+    pub read_fault_hold_ms: u64,
 }
 
 impl Default for Thresholds {
@@ -109,7 +116,8 @@ impl Default for Thresholds {
             buffer_body_max_bytes: 256 * 1024,
             slow_switch_count: 3,
             slow_switch_ms: 3_000,
-            urgent_jitter_ms: 1_000,
+            urgent_jitter_ms: 10_000,
+            read_fault_hold_ms: 60_000,
         }
     }
 }

@@ -13,11 +13,23 @@
 //! prints `Secret(..)`, and nothing else in the engine formats them: request signing and
 //! encryption happen in `dns::providers::auth`, whose errors name the problem only.
 
+use crate::dns::providers::ProviderFormat;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// The `auth.kind` names this build understands.
-pub const AUTH_KINDS: [&str; 4] = ["aliyun-sign", "dnspod-des", "dnspod-aes", "dnspod-https"];
+crate::wire_enum! {
+    /// The `auth.kind` names this build understands.
+    pub enum AuthKind: "auth kind" {
+        /// Alibaba Cloud signed requests.
+        AliyunSign = "aliyun-sign",
+        /// DNSPod with DES-encrypted queries and answers.
+        DnspodDes = "dnspod-des",
+        /// DNSPod with AES-encrypted queries and answers.
+        DnspodAes = "dnspod-aes",
+        /// DNSPod over HTTPS with a token.
+        DnspodHttps = "dnspod-https",
+    }
+}
 
 /// Default `validity_s` of an Alibaba signature.
 pub const DEFAULT_SIGN_VALIDITY_S: u64 = 600;
@@ -123,23 +135,23 @@ impl TryFrom<AuthFields> for ProviderAuth {
 
     fn try_from(f: AuthFields) -> Result<Self, String> {
         let need = |v: Option<Secret>, field: &str| v.ok_or_else(|| format!("missing {field}"));
-        Ok(match f.kind.as_str() {
-            "aliyun-sign" => ProviderAuth::AliyunSign {
+        let kind: AuthKind = f.kind.parse().map_err(|_| "unknown auth kind")?;
+        Ok(match kind {
+            AuthKind::AliyunSign => ProviderAuth::AliyunSign {
                 secret: need(f.secret, "secret")?,
                 validity_s: f.validity_s.unwrap_or(DEFAULT_SIGN_VALIDITY_S),
             },
-            "dnspod-des" => ProviderAuth::DnspodDes {
+            AuthKind::DnspodDes => ProviderAuth::DnspodDes {
                 id: f.id.ok_or("missing id")?,
                 key: need(f.key, "key")?,
             },
-            "dnspod-aes" => ProviderAuth::DnspodAes {
+            AuthKind::DnspodAes => ProviderAuth::DnspodAes {
                 id: f.id.ok_or("missing id")?,
                 key: need(f.key, "key")?,
             },
-            "dnspod-https" => ProviderAuth::DnspodHttps {
+            AuthKind::DnspodHttps => ProviderAuth::DnspodHttps {
                 token: need(f.token, "token")?,
             },
-            _ => return Err("unknown auth kind".to_string()),
         })
     }
 }
@@ -172,21 +184,23 @@ impl From<ProviderAuth> for AuthFields {
 }
 
 impl ProviderAuth {
-    /// The `kind` name.
-    pub fn kind(&self) -> &'static str {
+    /// The `kind`.
+    pub fn kind(&self) -> AuthKind {
         match self {
-            ProviderAuth::AliyunSign { .. } => "aliyun-sign",
-            ProviderAuth::DnspodDes { .. } => "dnspod-des",
-            ProviderAuth::DnspodAes { .. } => "dnspod-aes",
-            ProviderAuth::DnspodHttps { .. } => "dnspod-https",
+            ProviderAuth::AliyunSign { .. } => AuthKind::AliyunSign,
+            ProviderAuth::DnspodDes { .. } => AuthKind::DnspodDes,
+            ProviderAuth::DnspodAes { .. } => AuthKind::DnspodAes,
+            ProviderAuth::DnspodHttps { .. } => AuthKind::DnspodHttps,
         }
     }
 
     /// The provider formats this kind applies to.
-    pub fn formats(&self) -> &'static [&'static str] {
+    pub fn formats(&self) -> &'static [ProviderFormat] {
         match self {
-            ProviderAuth::AliyunSign { .. } => &["aliyun", "aliyun-batch"],
-            _ => &["dnspod"],
+            ProviderAuth::AliyunSign { .. } => {
+                &[ProviderFormat::Aliyun, ProviderFormat::AliyunBatch]
+            }
+            _ => &[ProviderFormat::Dnspod],
         }
     }
 }

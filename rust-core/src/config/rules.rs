@@ -8,14 +8,13 @@
 //! once and placeholders never produce invented follow-up errors.
 
 use super::model::{BizLine, Config, LineConfig, Thresholds};
+use crate::dns::providers::ProviderFormat;
 use crate::error::FieldError;
 use crate::line::endpoint::{is_valid_hostname, parse_authority};
 use crate::line::Endpoint;
+use crate::wire::WireEnum;
 use std::collections::{HashMap, HashSet};
 
-/// HTTPDNS answer formats a provider may use.
-pub const PROVIDER_FORMATS: [&str; 5] =
-    ["aliyun", "aliyun-batch", "dnspod", "doh-json", "doh-wire"];
 /// Upper bound of a line's `weight`.
 pub const MAX_WEIGHT: u32 = 10_000;
 /// Upper bound of `thresholds.max_retries`.
@@ -420,10 +419,10 @@ fn httpdns(c: &Config, allow_cleartext: bool, f: &mut Findings) {
                 }
             }
         }
-        if !PROVIDER_FORMATS.contains(&p.format.as_str()) {
+        if p.format.parse::<ProviderFormat>().is_err() {
             f.rule(
                 &format!("{path}.format"),
-                format!("must be one of {}", PROVIDER_FORMATS.join(", ")),
+                format!("must be one of {}", ProviderFormat::names().join(", ")),
             );
         }
         super::httpdns_rules::provider_auth(p, &path, f);

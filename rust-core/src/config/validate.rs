@@ -22,9 +22,11 @@ use super::model::{
     default_rate, default_weight, BizLine, Config, LineConfig, MergeHost, ProviderConfig,
     ServeStaleConfig, VersionPolicy,
 };
-use super::provider_auth::{ProviderAuth, Secret, AUTH_KINDS, DEFAULT_SIGN_VALIDITY_S};
+use super::provider_auth::{AuthKind, ProviderAuth, Secret, DEFAULT_SIGN_VALIDITY_S};
 use super::rules::{self, biz_path, Findings};
+use crate::dns::providers::ProviderFormat;
 use crate::error::{Error, FieldError, Result};
+use crate::wire::WireEnum;
 use serde_json::{Map, Value};
 
 /// Largest config document accepted, in bytes (1 MiB).
@@ -82,10 +84,10 @@ fn parse_config_with_warnings_value(value: Value) -> Result<(Config, Vec<FieldEr
 fn unsupported_provider(v: &Value) -> Option<String> {
     let o = v.as_object()?;
     if let Some(format) = o.get("format").and_then(Value::as_str) {
-        if !rules::PROVIDER_FORMATS.contains(&format) {
+        if format.parse::<ProviderFormat>().is_err() {
             return Some(format!(
                 "provider dropped: unknown format (this build knows {})",
-                rules::PROVIDER_FORMATS.join(", ")
+                ProviderFormat::names().join(", ")
             ));
         }
         if format == "doh-wire" && !cfg!(feature = "doh-wire") {
@@ -95,10 +97,10 @@ fn unsupported_provider(v: &Value) -> Option<String> {
         }
     }
     let kind = o.get("auth")?.as_object()?.get("kind")?.as_str()?;
-    if !AUTH_KINDS.contains(&kind) {
+    if kind.parse::<AuthKind>().is_err() {
         return Some(format!(
             "provider dropped: unknown auth kind (this build knows {})",
-            AUTH_KINDS.join(", ")
+            AuthKind::names().join(", ")
         ));
     }
     None
@@ -157,6 +159,49 @@ fn join(path: &str, key: &str) -> String {
     } else {
         format!("{path}.{key}")
     }
+}
+
+/// A config field [`Walk::fields`] fills, by the JSON type it takes.
+enum Slot<'c> {
+    U64(&'c mut u64),
+    U32(&'c mut u32),
+    Number(&'c mut f64),
+    Text(&'c mut String),
+    Texts(&'c mut Vec<String>),
+}
+
+impl Slot<'_> {
+    /// Reads `v` (at `path`) into the slot; a malformed value is a finding and leaves the
+    /// slot as it was.
+    fn fill(self, w: &mut Walk<'_>, path: &str, v: &Value) {
+        fn put<T>(slot: &mut T, v: Option<T>) {
+            if let Some(v) = v {
+                *slot = v;
+            }
+        }
+        match self {
+            Slot::U64(s) => put(s, w.u64(path, v)),
+            Slot::U32(s) => put(s, w.u32(path, v)),
+            Slot::Number(s) => put(s, w.number(path, v)),
+            Slot::Text(s) => put(s, w.string(path, v)),
+            Slot::Texts(s) => put(s, w.strings(path, v)),
+        }
+    }
+}
+
+/// The slots of fields of `$s` whose JSON key is their Rust name, grouped by [`Slot`] kind:
+/// `slots!(th => U64 { timeout_ms, window_ms }, U32 { max_retries })`.
+macro_rules! slots {
+    ($s:ident => $($kind:ident { $($field:ident),+ $(,)? }),+ $(,)?) => {
+        [$($((stringify!($field), Slot::$kind(&mut $s.$field))),+),+]
+    };
+}
+
+/// Whether a group of fields must be present.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Presence {
+    Optional,
+    Required,
 }
 
 /// Typed accessors: `Some` when `v` has the expected shape, else a structural finding.
@@ -232,22 +277,51 @@ impl Walk<'_> {
         self.f.structural(path, "missing required field");
     }
 
+    /// Fields of the object `o` at `path`: each key present sets its slot (see
+    /// [`Slot::fill`]); an absent key keeps the slot's default, and is a finding when the
+    /// fields are [`Presence::Required`].
+    fn fields<const N: usize>(
+        &mut self,
+        o: &Map<String, Value>,
+        path: &str,
+        presence: Presence,
+        slots: [(&str, Slot<'_>); N],
+    ) {
+        for (key, slot) in slots {
+            let p = join(path, key);
+            match o.get(key) {
+                Some(v) => slot.fill(self, &p, v),
+                None if presence == Presence::Required => self.missing(&p),
+                None => {}
+            }
+        }
+    }
+
     /// A list of strings; malformed items become `""` placeholders (indices are kept).
     fn strings(&mut self, path: &str, v: &Value) -> Option<Vec<String>> {
+        self.each(path, v, |w, item_path, item| match item.as_str() {
+            Some(s) => s.to_string(),
+            None => {
+                w.expected(item_path, "a string", item);
+                String::new()
+            }
+        })
+    }
+
+    /// The array `v` at `path`, each item turned into a `T` by `item`, which gets the
+    /// item's own path (`path[i]`).
+    fn each<T>(
+        &mut self,
+        path: &str,
+        v: &Value,
+        mut item: impl FnMut(&mut Self, &str, &Value) -> T,
+    ) -> Option<Vec<T>> {
         let items = self.array(path, v)?;
-        Some(
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| match item.as_str() {
-                    Some(s) => s.to_string(),
-                    None => {
-                        self.expected(&format!("{path}[{i}]"), "a string", item);
-                        String::new()
-                    }
-                })
-                .collect(),
-        )
+        let mut out = Vec::with_capacity(items.len());
+        for (i, v) in items.iter().enumerate() {
+            out.push(item(self, &format!("{path}[{i}]"), v));
+        }
+        Some(out)
     }
 }
 
@@ -277,35 +351,16 @@ fn document(v: &Value, f: &mut Findings) -> Config {
         .and_then(|v| w.object("thresholds", v))
     {
         let th = &mut c.thresholds;
-        for (key, slot) in [
-            ("timeout_ms", &mut th.timeout_ms),
-            ("slow_request_ms", &mut th.slow_request_ms),
-            ("detect_cooldown_ms", &mut th.detect_cooldown_ms),
-            ("switch_interval_ms", &mut th.switch_interval_ms),
-            ("window_ms", &mut th.window_ms),
-            ("open_cooldown_ms", &mut th.open_cooldown_ms),
-            ("revive_interval_ms", &mut th.revive_interval_ms),
-            ("detect_jitter_ms", &mut th.detect_jitter_ms),
-            ("startup_detect_delay_ms", &mut th.startup_detect_delay_ms),
-            ("ws_stable_ms", &mut th.ws_stable_ms),
-            ("buffer_body_max_bytes", &mut th.buffer_body_max_bytes),
-            ("slow_switch_ms", &mut th.slow_switch_ms),
-            ("urgent_jitter_ms", &mut th.urgent_jitter_ms),
-        ] {
-            if let Some(n) = t.get(key).and_then(|v| w.u64(&join("thresholds", key), v)) {
-                *slot = n;
-            }
-        }
-        for (key, slot) in [
-            ("failure_threshold", &mut th.failure_threshold),
-            ("max_retries", &mut th.max_retries),
-            ("probe_budget_per_min", &mut th.probe_budget_per_min),
-            ("slow_switch_count", &mut th.slow_switch_count),
-        ] {
-            if let Some(n) = t.get(key).and_then(|v| w.u32(&join("thresholds", key), v)) {
-                *slot = n;
-            }
-        }
+        let fields = slots!(th =>
+            U64 {
+                timeout_ms, slow_request_ms, detect_cooldown_ms, switch_interval_ms, window_ms,
+                open_cooldown_ms, revive_interval_ms, detect_jitter_ms, startup_detect_delay_ms,
+                ws_stable_ms, buffer_body_max_bytes, slow_switch_ms, urgent_jitter_ms,
+                read_fault_hold_ms,
+            },
+            U32 { failure_threshold, max_retries, probe_budget_per_min, slow_switch_count },
+        );
+        w.fields(t, "thresholds", Presence::Optional, fields);
     }
     match root.get("biz_lines") {
         None => w.missing("biz_lines"),
@@ -321,52 +376,32 @@ fn document(v: &Value, f: &mut Findings) -> Config {
             }
         }
     }
-    if let Some(items) = root
+    if let Some(list) = root
         .get("merge_hosts")
-        .and_then(|v| w.array("merge_hosts", v))
+        .and_then(|v| w.each("merge_hosts", v, merge_host))
     {
-        c.merge_hosts = items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| merge_host(&mut w, &format!("merge_hosts[{i}]"), v))
-            .collect();
+        c.merge_hosts = list;
     }
     if let Some(h) = root.get("httpdns").and_then(|v| w.object("httpdns", v)) {
         let d = &mut c.httpdns;
-        if let Some(items) = h
-            .get("providers")
-            .and_then(|v| w.array("httpdns.providers", v))
-        {
-            d.providers = items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    let path = format!("httpdns.providers[{i}]");
-                    match unsupported_provider(v) {
-                        Some(why) => {
-                            w.f.warning(&path, why);
-                            placeholder_provider()
-                        }
-                        None => provider(&mut w, &path, v),
+        let providers = h.get("providers").and_then(|v| {
+            w.each(
+                "httpdns.providers",
+                v,
+                |w, path, v| match unsupported_provider(v) {
+                    Some(why) => {
+                        w.f.warning(path, why);
+                        placeholder_provider()
                     }
-                })
-                .collect();
+                    None => provider(w, path, v),
+                },
+            )
+        });
+        if let Some(list) = providers {
+            d.providers = list;
         }
-        if let Some(list) = h.get("hosts").and_then(|v| w.strings("httpdns.hosts", v)) {
-            d.hosts = list;
-        }
-        if let Some(list) = h
-            .get("pre_resolve")
-            .and_then(|v| w.strings("httpdns.pre_resolve", v))
-        {
-            d.pre_resolve = list;
-        }
-        if let Some(list) = h
-            .get("allow_private")
-            .and_then(|v| w.strings("httpdns.allow_private", v))
-        {
-            d.allow_private = list;
-        }
+        let lists = slots!(d => Texts { hosts, pre_resolve, allow_private });
+        w.fields(h, "httpdns", Presence::Optional, lists);
         if let Some(v) = h.get("serve_stale") {
             d.serve_stale = serve_stale(&mut w, v);
         }
@@ -381,33 +416,16 @@ fn document(v: &Value, f: &mut Findings) -> Config {
                 }
             }
         }
-        for (key, slot) in [
-            ("refresh_ratio", &mut d.refresh_ratio),
-            ("jitter_ratio", &mut d.jitter_ratio),
-        ] {
-            if let Some(n) = h.get(key).and_then(|v| w.number(&join("httpdns", key), v)) {
-                *slot = n;
-            }
-        }
-        for (key, slot) in [
-            ("min_ttl_s", &mut d.min_ttl_s),
-            ("max_ttl_s", &mut d.max_ttl_s),
-        ] {
-            if let Some(n) = h.get(key).and_then(|v| w.u64(&join("httpdns", key), v)) {
-                *slot = n;
-            }
-        }
+        let numbers = slots!(d =>
+            Number { refresh_ratio, jitter_ratio },
+            U64 { min_ttl_s, max_ttl_s },
+        );
+        w.fields(h, "httpdns", Presence::Optional, numbers);
     }
     if let Some(t) = root.get("trace").and_then(|v| w.object("trace", v)) {
-        if let Some(n) = t
-            .get("sample_rate")
-            .and_then(|v| w.number("trace.sample_rate", v))
-        {
-            c.trace.sample_rate = n;
-        }
-        if let Some(n) = t.get("window_ms").and_then(|v| w.u64("trace.window_ms", v)) {
-            c.trace.window_ms = n;
-        }
+        let trace = &mut c.trace;
+        let fields = slots!(trace => Number { sample_rate }, U64 { window_ms });
+        w.fields(t, "trace", Presence::Optional, fields);
     }
     remote_and_trust(&mut w, root, &mut c);
     c
@@ -418,24 +436,18 @@ fn biz_line(w: &mut Walk<'_>, path: &str, v: &Value) -> BizLine {
     let Some(o) = w.object(path, v) else {
         return b;
     };
-    if let Some(list) = o
-        .get("match")
-        .and_then(|v| w.strings(&join(path, "match"), v))
-    {
-        b.match_hosts = list;
-    }
-    if let Some(s) = o
-        .get("detect_path")
-        .and_then(|v| w.string(&join(path, "detect_path"), v))
-    {
-        b.detect_path = s;
-    }
-    if let Some(s) = o
-        .get("detect_method")
-        .and_then(|v| w.string(&join(path, "detect_method"), v))
-    {
-        b.detect_method = s;
-    }
+    w.fields(
+        o,
+        path,
+        Presence::Optional,
+        [("match", Slot::Texts(&mut b.match_hosts))],
+    );
+    w.fields(
+        o,
+        path,
+        Presence::Optional,
+        slots!(b => Text { detect_path, detect_method }),
+    );
     version_guard(w, path, o, &mut b);
     if let Some(n) = o
         .get("detect_expect_status")
@@ -451,18 +463,14 @@ fn biz_line(w: &mut Walk<'_>, path: &str, v: &Value) -> BizLine {
     }
     for (pool, slot) in [("http", &mut b.http), ("ws", &mut b.ws)] {
         let pool_path = join(path, pool);
-        if let Some(items) = o.get(pool).and_then(|v| w.array(&pool_path, v)) {
-            if items.is_empty() {
+        if let Some(lines) = o.get(pool).and_then(|v| w.each(&pool_path, v, line)) {
+            if lines.is_empty() {
                 w.f.structural(
                     &pool_path,
                     "empty pool: list at least one line or omit the field",
                 );
             }
-            *slot = items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| line(w, &format!("{pool_path}[{i}]"), v))
-                .collect();
+            *slot = lines;
         }
     }
     b
@@ -500,23 +508,12 @@ fn line(w: &mut Walk<'_>, path: &str, v: &Value) -> LineConfig {
     let Some(o) = w.object(path, v) else {
         return l;
     };
-    for (key, slot) in [("id", &mut l.id), ("url", &mut l.url)] {
-        let p = join(path, key);
-        match o.get(key) {
-            None => w.missing(&p),
-            Some(v) => *slot = w.string(&p, v).unwrap_or_default(),
-        }
-    }
+    w.fields(o, path, Presence::Required, slots!(l => Text { id, url }));
     match o.get("priority") {
         None | Some(Value::Null) => {}
         Some(v) => l.priority = w.u32(&join(path, "priority"), v),
     }
-    if let Some(n) = o
-        .get("weight")
-        .and_then(|v| w.u32(&join(path, "weight"), v))
-    {
-        l.weight = n;
-    }
+    w.fields(o, path, Presence::Optional, slots!(l => U32 { weight }));
     l
 }
 
@@ -530,22 +527,13 @@ fn merge_host(w: &mut Walk<'_>, path: &str, v: &Value) -> MergeHost {
     let Some(o) = w.object(path, v) else {
         return m;
     };
-    for (key, slot) in [("host", &mut m.host), ("biz", &mut m.biz)] {
-        let p = join(path, key);
-        match o.get(key) {
-            None => w.missing(&p),
-            Some(v) => *slot = w.string(&p, v).unwrap_or_default(),
-        }
-    }
-    if let Some(s) = o
-        .get("path_prefix")
-        .and_then(|v| w.string(&join(path, "path_prefix"), v))
-    {
-        m.path_prefix = s;
-    }
-    if let Some(n) = o.get("rate").and_then(|v| w.number(&join(path, "rate"), v)) {
-        m.rate = n;
-    }
+    w.fields(o, path, Presence::Required, slots!(m => Text { host, biz }));
+    w.fields(
+        o,
+        path,
+        Presence::Optional,
+        slots!(m => Text { path_prefix }, Number { rate }),
+    );
     m
 }
 
@@ -594,8 +582,8 @@ fn provider_auth(w: &mut Walk<'_>, path: &str, v: &Value) -> Option<ProviderAuth
             Some(v) => w.string(&p, v).unwrap_or_default(),
         }
     };
-    Some(match kind.as_str() {
-        "aliyun-sign" => {
+    Some(match kind.parse::<AuthKind>().ok()? {
+        AuthKind::AliyunSign => {
             let secret = Secret::new(text(w, "secret"));
             let validity_s = match o.get("validity_s") {
                 None => DEFAULT_SIGN_VALIDITY_S,
@@ -605,18 +593,17 @@ fn provider_auth(w: &mut Walk<'_>, path: &str, v: &Value) -> Option<ProviderAuth
             };
             ProviderAuth::AliyunSign { secret, validity_s }
         }
-        "dnspod-des" => ProviderAuth::DnspodDes {
+        AuthKind::DnspodDes => ProviderAuth::DnspodDes {
             id: text(w, "id"),
             key: Secret::new(text(w, "key")),
         },
-        "dnspod-aes" => ProviderAuth::DnspodAes {
+        AuthKind::DnspodAes => ProviderAuth::DnspodAes {
             id: text(w, "id"),
             key: Secret::new(text(w, "key")),
         },
-        "dnspod-https" => ProviderAuth::DnspodHttps {
+        AuthKind::DnspodHttps => ProviderAuth::DnspodHttps {
             token: Secret::new(text(w, "token")),
         },
-        _ => return None,
     })
 }
 
@@ -625,17 +612,12 @@ fn provider(w: &mut Walk<'_>, path: &str, v: &Value) -> ProviderConfig {
     let Some(o) = w.object(path, v) else {
         return p;
     };
-    for (key, slot) in [
-        ("id", &mut p.id),
-        ("format", &mut p.format),
-        ("url", &mut p.url),
-    ] {
-        let fp = join(path, key);
-        match o.get(key) {
-            None => w.missing(&fp),
-            Some(v) => *slot = w.string(&fp, v).unwrap_or_default(),
-        }
-    }
+    w.fields(
+        o,
+        path,
+        Presence::Required,
+        slots!(p => Text { id, format, url }),
+    );
     if let Some(v) = o.get("auth") {
         p.auth = provider_auth(w, &join(path, "auth"), v);
     }
@@ -651,47 +633,40 @@ fn remote_and_trust(w: &mut Walk<'_>, root: &Map<String, Value>, c: &mut Config)
     }
     if let Some(r) = root.get("remote").and_then(|v| w.object("remote", v)) {
         let mut remote = RemoteConfig::default();
-        if let Some(list) = r.get("urls").and_then(|v| w.strings("remote.urls", v)) {
-            remote.urls = list;
-        }
-        for (key, slot) in [
-            ("interval_s", &mut remote.interval_s),
-            ("jitter_s", &mut remote.jitter_s),
-            ("timeout_ms", &mut remote.timeout_ms),
-        ] {
-            if let Some(n) = r.get(key).and_then(|v| w.u64(&join("remote", key), v)) {
-                *slot = n;
-            }
-        }
+        let fields = slots!(remote =>
+            Texts { urls },
+            U64 { interval_s, jitter_s, timeout_ms },
+        );
+        w.fields(r, "remote", Presence::Optional, fields);
         c.remote = Some(remote);
     }
     if let Some(t) = root.get("trust").and_then(|v| w.object("trust", v)) {
         let mut trust = TrustConfig::default();
-        if let Some(n) = t.get("threshold").and_then(|v| w.u32("trust.threshold", v)) {
-            trust.threshold = n;
-        }
-        if let Some(items) = t.get("keys").and_then(|v| w.array("trust.keys", v)) {
-            trust.keys = items
-                .iter()
-                .enumerate()
-                .map(|(i, v)| {
-                    let path = format!("trust.keys[{i}]");
-                    let mut key = TrustKey {
-                        id: String::new(),
-                        ed25519: String::new(),
-                    };
-                    if let Some(o) = w.object(&path, v) {
-                        for (name, slot) in [("id", &mut key.id), ("ed25519", &mut key.ed25519)] {
-                            let p = join(&path, name);
-                            match o.get(name) {
-                                None => w.missing(&p),
-                                Some(v) => *slot = w.string(&p, v).unwrap_or_default(),
-                            }
-                        }
-                    }
-                    key
-                })
-                .collect();
+        w.fields(
+            t,
+            "trust",
+            Presence::Optional,
+            slots!(trust => U32 { threshold }),
+        );
+        let keys = t.get("keys").and_then(|v| {
+            w.each("trust.keys", v, |w, path, v| {
+                let mut key = TrustKey {
+                    id: String::new(),
+                    ed25519: String::new(),
+                };
+                if let Some(o) = w.object(path, v) {
+                    w.fields(
+                        o,
+                        path,
+                        Presence::Required,
+                        slots!(key => Text { id, ed25519 }),
+                    );
+                }
+                key
+            })
+        });
+        if let Some(keys) = keys {
+            trust.keys = keys;
         }
         c.trust = Some(trust);
     }

@@ -17,10 +17,12 @@
 //!   and pulls any scheduled non-urgent detect forward: a user waiting on a slow or broken
 //!   line does not wait for a delay that spans the cooldown — unless the pool already knows
 //!   a fast line to move to, when the move needs no probe and the trigger counts as
-//!   ordinary (so a fleet that knows its backup does not stampede it). Every later urgent detect of
-//!   the same incident uses the long jitter again, so a fleet that shares a long outage
-//!   still spreads its probes (one short burst at the onset, then the flat rate; see the
-//!   fleet simulation);
+//!   ordinary (so a fleet that knows its backup does not stampede it). So only installs
+//!   that must *discover* a line by probing take the short jitter, which is wide enough
+//!   (10 s by default, a third of the cooldown) to spread a fleet that shares the onset
+//!   over several seconds. Every later urgent detect of the same incident uses the long
+//!   jitter again, so a fleet that shares a long outage still spreads its probes (a bounded
+//!   rise at the onset, then the flat rate; see the fleet simulation);
 //! - **budget**: a global [`ProbeBudget`] caps probes per minute per install; a detect
 //!   that gets fewer tokens than lines probes only that many (the most useful first).
 //!
@@ -103,10 +105,19 @@ pub enum Plan {
     },
 }
 
+/// A detect waiting for its start.
+#[derive(Debug, Clone, Copy)]
+struct Scheduled {
+    at: u64,
+    token: u64,
+    trigger: Trigger,
+    /// Asked for by an urgent trigger.
+    urgent: bool,
+}
+
 #[derive(Debug, Default, Clone)]
 struct BizDetect {
-    /// `(at, token, trigger, urgent)` of the scheduled detect.
-    scheduled: Option<(u64, u64, Trigger, bool)>,
+    scheduled: Option<Scheduled>,
     in_flight: u32,
     last_start: Option<u64>,
     /// Start of the latest detect asked for by an urgent trigger.
@@ -199,10 +210,10 @@ impl DetectScheduler {
             // the delayed start-up detect, an incident-opening urgent one any non-urgent
             // detect. Re-rolling the jitter on every trigger would bias starts early and
             // bunch a fleet's probes together, so nothing else reschedules.
-            Some((scheduled_at, _, scheduled, scheduled_urgent))
-                if at < scheduled_at
-                    && ((scheduled == Trigger::Startup && trigger != Trigger::Startup)
-                        || (opens_incident && !scheduled_urgent)) => {}
+            Some(s)
+                if at < s.at
+                    && ((s.trigger == Trigger::Startup && trigger != Trigger::Startup)
+                        || (opens_incident && !s.urgent)) => {}
             Some(_) => return Plan::InFlight,
             None => {
                 if trigger != Trigger::Manual {
@@ -215,7 +226,12 @@ impl DetectScheduler {
                 }
             }
         }
-        state.scheduled = Some((at, token, trigger, urgent));
+        state.scheduled = Some(Scheduled {
+            at,
+            token,
+            trigger,
+            urgent,
+        });
         self.next_token += 1;
         Plan::StartAt { at, token }
     }
@@ -226,13 +242,13 @@ impl DetectScheduler {
     /// granted.
     pub fn begin(&mut self, biz: &Arc<str>, token: u64, wanted: u32, now_ms: u64) -> Option<u32> {
         let state = self.biz.get_mut(biz)?;
-        let (_, scheduled_token, _, urgent) = state.scheduled?;
-        if scheduled_token != token {
+        let scheduled = state.scheduled?;
+        if scheduled.token != token {
             return None;
         }
         let granted = self.budget.take(now_ms, wanted);
         state.scheduled = None;
-        if urgent {
+        if scheduled.urgent {
             state.last_urgent_start = Some(now_ms);
         }
         state.last_start = Some(now_ms);

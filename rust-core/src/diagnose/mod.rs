@@ -14,6 +14,10 @@
 //!    URLs, paths, queries or tokens; free-text details are bounded and stripped of
 //!    control characters).
 //!
+//! The line plans and the observations are the records the Android bindings hand to and
+//! take from Kotlin as they are (UniFFI records under the `uniffi` feature; addresses
+//! cross as text, see `crate::ffi`).
+//!
 //! Addresses the system resolver gave that the public-address policy would refuse for
 //! HTTPDNS (loopback, private, link-local, ... for a host not in `allow_private`) are listed
 //! as rejected: on a public host they are the mark of a hijacked or captive resolver.
@@ -67,6 +71,7 @@ pub struct HostPlan {
 
 /// One line to measure.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct LinePlan {
     /// Business line.
     pub biz: String,
@@ -88,7 +93,7 @@ pub struct LinePlan {
     pub probe_allowed: bool,
     /// Why there is no probe: `no_network`, `no_transport` (the engine never probes) or
     /// `probe_budget`.
-    pub probe_skipped: Option<&'static str>,
+    pub probe_skipped: Option<String>,
 }
 
 impl LinePlan {
@@ -100,6 +105,7 @@ impl LinePlan {
 
 /// What the platform side measured.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Observations {
     /// System resolver answers per host.
     pub hosts: Vec<HostObservation>,
@@ -115,6 +121,7 @@ pub struct Observations {
 
 /// The system resolver's answer for one host.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct HostObservation {
     /// Host (as in [`HostPlan::host`]).
     pub host: String,
@@ -128,6 +135,7 @@ pub struct HostObservation {
 
 /// TCP connect and TLS handshake to one address of one line.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct AddressObservation {
     /// [`LinePlan::key`].
     pub line: String,
@@ -145,6 +153,7 @@ pub struct AddressObservation {
 
 /// The probe of one line.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ProbeObservation {
     /// [`LinePlan::key`].
     pub line: String,

@@ -22,6 +22,7 @@ const MAX_DETAIL: usize = 80;
 
 /// The rendered report.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct Rendered {
     /// One JSON document.
     pub json: String,
@@ -60,45 +61,54 @@ struct LineResult {
     summary: String,
 }
 
+/// What one phase (`tcp` or `tls`) of a line's addresses showed.
+#[derive(Default)]
+struct Phase {
+    /// Some address got through it.
+    ok: bool,
+    /// The first failure, as the summary tells it.
+    first_error: Option<String>,
+}
+
+impl Phase {
+    /// Records the phase `name` of address `addr` in its JSON `m`: `{name}_ms`, or
+    /// `{name}_error` (`not_measured` when neither came).
+    fn record(
+        &mut self,
+        m: &mut Map<String, Value>,
+        name: &str,
+        addr: IpAddr,
+        (ms, error): (Option<u64>, &Option<String>),
+    ) {
+        match (ms, error) {
+            (_, Some(e)) => {
+                let e = clean(e);
+                self.first_error
+                    .get_or_insert_with(|| format!("{name} {e} ({addr})"));
+                m.insert(format!("{name}_error"), json!(e));
+            }
+            (Some(ms), None) => {
+                self.ok = true;
+                m.insert(format!("{name}_ms"), json!(ms));
+            }
+            (None, None) => {
+                m.insert(format!("{name}_error"), json!("not_measured"));
+            }
+        }
+    }
+}
+
 fn line_result(plan: &DiagnosisPlan, line: &LinePlan, obs: &Observations) -> LineResult {
     let key = line.key();
     let mut addresses = Vec::new();
-    let mut tcp_ok = false;
-    let mut tls_ok = false;
-    let mut first_tcp_error = None;
-    let mut first_tls_error = None;
+    let mut tcp = Phase::default();
+    let mut tls = Phase::default();
     for a in obs.addresses.iter().filter(|a| a.line == key) {
         let mut m = Map::new();
         m.insert("addr".into(), json!(a.addr.to_string()));
-        match (&a.tcp_ms, &a.tcp_error) {
-            (_, Some(e)) => {
-                let e = clean(e);
-                first_tcp_error.get_or_insert_with(|| format!("tcp {e} ({})", a.addr));
-                m.insert("tcp_error".into(), json!(e));
-            }
-            (Some(ms), None) => {
-                tcp_ok = true;
-                m.insert("tcp_ms".into(), json!(ms));
-            }
-            (None, None) => {
-                m.insert("tcp_error".into(), json!("not_measured"));
-            }
-        }
+        tcp.record(&mut m, "tcp", a.addr, (a.tcp_ms, &a.tcp_error));
         if line.tls && a.tcp_error.is_none() && a.tcp_ms.is_some() {
-            match (&a.tls_ms, &a.tls_error) {
-                (_, Some(e)) => {
-                    let e = clean(e);
-                    first_tls_error.get_or_insert_with(|| format!("tls {e} ({})", a.addr));
-                    m.insert("tls_error".into(), json!(e));
-                }
-                (Some(ms), None) => {
-                    tls_ok = true;
-                    m.insert("tls_ms".into(), json!(ms));
-                }
-                (None, None) => {
-                    m.insert("tls_error".into(), json!("not_measured"));
-                }
-            }
+            tls.record(&mut m, "tls", a.addr, (a.tls_ms, &a.tls_error));
         }
         addresses.push(Value::Object(m));
     }
@@ -110,7 +120,7 @@ fn line_result(plan: &DiagnosisPlan, line: &LinePlan, obs: &Observations) -> Lin
             "no network".to_string(),
         )
     } else if !line.probe_allowed {
-        let why = line.probe_skipped.unwrap_or("probe_budget");
+        let why = line.probe_skipped.as_deref().unwrap_or("probe_budget");
         (
             json!({ "skipped": why }),
             false,
@@ -159,20 +169,20 @@ fn line_result(plan: &DiagnosisPlan, line: &LinePlan, obs: &Observations) -> Lin
             "dns_failed",
             format!("FAILED: no address to connect to ({why})"),
         )
-    } else if !tcp_ok {
+    } else if !tcp.ok {
         (
             "tcp_failed",
             format!(
                 "FAILED: {}",
-                first_tcp_error.unwrap_or_else(|| "tcp not measured".into())
+                tcp.first_error.unwrap_or_else(|| "tcp not measured".into())
             ),
         )
-    } else if line.tls && !tls_ok {
+    } else if line.tls && !tls.ok {
         (
             "tls_failed",
             format!(
                 "FAILED: {}",
-                first_tls_error.unwrap_or_else(|| "tls not measured".into())
+                tls.first_error.unwrap_or_else(|| "tls not measured".into())
             ),
         )
     } else if line.probe_allowed && !probe_ok {

@@ -263,6 +263,24 @@ impl HostEntry {
     }
 }
 
+/// The addresses a lookup serves from `record` (its entry's connect-ranked order when there
+/// is one) at `now_ms`, without quarantined addresses, and the quarantine that shaped them.
+fn served<'a>(
+    entry: Option<&'a HostEntry>,
+    record: &'a DnsRecord,
+    now_ms: u64,
+) -> (Arc<[IpAddr]>, Option<&'a HostQuarantine>) {
+    let ordered = entry
+        .and_then(|e| e.ranked.as_ref())
+        .unwrap_or(&record.addrs);
+    let quarantine = entry.and_then(|e| e.quarantine.as_deref());
+    let addrs = match quarantine {
+        Some(q) if q.any_active(now_ms) => without_quarantined(ordered, q, now_ms),
+        _ => Arc::clone(ordered),
+    };
+    (addrs, quarantine)
+}
+
 type HostMap = HashMap<Box<str>, HostEntry>;
 
 /// One published, immutable view: the current network and its records.
@@ -383,14 +401,7 @@ impl DnsCache {
                 return self.system(due, None, fallback());
             }
         };
-        let served = entry
-            .and_then(|e| e.ranked.as_ref())
-            .unwrap_or(&record.addrs);
-        let quarantine = entry.and_then(|e| e.quarantine.as_deref());
-        let addrs = match quarantine {
-            Some(q) if q.any_active(now_ms) => without_quarantined(served, q, now_ms),
-            _ => Arc::clone(served),
-        };
+        let (addrs, quarantine) = served(entry, record, now_ms);
         let refresh_due = source == Source::HttpDnsStale || record.refresh_due(now_ms);
         Lookup {
             addrs,
@@ -444,14 +455,7 @@ impl DnsCache {
             Some(r) if r.is_fresh(now_ms) => r,
             _ => return self.system(false, None, fallback()),
         };
-        let served = entry
-            .and_then(|e| e.ranked.as_ref())
-            .unwrap_or(&record.addrs);
-        let quarantine = entry.and_then(|e| e.quarantine.as_deref());
-        let addrs = match quarantine {
-            Some(q) if q.any_active(now_ms) => without_quarantined(served, q, now_ms),
-            _ => Arc::clone(served),
-        };
+        let (addrs, quarantine) = served(entry, record, now_ms);
         Lookup {
             addrs,
             source: Source::HttpDns,

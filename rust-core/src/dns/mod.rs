@@ -14,6 +14,7 @@
 //! [`bootstrap`] holds the app's built-in last-resort addresses; [`connect_rank`] orders
 //! each family by smoothed connect time.
 
+pub mod backoff;
 pub mod bootstrap;
 pub mod cache;
 pub mod connect_rank;

@@ -21,7 +21,6 @@ use std::net::IpAddr;
 
 crate::wire_enum! {
     /// How one connect attempt to one address failed.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub enum ConnectError: "connect_error" {
         /// The address refused the connection (RST / ECONNREFUSED).
         Refused = "connect_refused",
@@ -52,33 +51,8 @@ impl ConnectError {
     }
 }
 
-/// Quarantine periods.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct QuarantinePolicy {
-    /// First period in milliseconds.
-    pub base_ms: u64,
-    /// Longest period in milliseconds.
-    pub cap_ms: u64,
-}
-
-impl Default for QuarantinePolicy {
-    fn default() -> Self {
-        QuarantinePolicy {
-            base_ms: 30_000,
-            cap_ms: 600_000,
-        }
-    }
-}
-
-impl QuarantinePolicy {
-    /// The period for the `strikes`-th consecutive failure (1-based).
-    pub fn period_ms(&self, strikes: u32) -> u64 {
-        let shift = strikes.saturating_sub(1).min(32);
-        self.base_ms
-            .saturating_mul(1u64 << shift)
-            .min(self.cap_ms.max(self.base_ms))
-    }
-}
+/// Quarantine periods per consecutive failure of one address.
+pub type QuarantinePolicy = super::backoff::Backoff;
 
 /// One quarantined (or recently quarantined) address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

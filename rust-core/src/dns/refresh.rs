@@ -47,33 +47,8 @@ pub const MAX_ACTIVE: usize = 1_024;
 /// Most held-off hosts remembered; expired holds are pruned first.
 pub const MAX_HOLDS: usize = 4_096;
 
-/// Provider failure back-off: `base_ms` doubling per consecutive failure, capped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BackoffPolicy {
-    /// First period.
-    pub base_ms: u64,
-    /// Longest period.
-    pub cap_ms: u64,
-}
-
-impl Default for BackoffPolicy {
-    fn default() -> Self {
-        BackoffPolicy {
-            base_ms: 30_000,
-            cap_ms: 600_000,
-        }
-    }
-}
-
-impl BackoffPolicy {
-    /// The period after the `failures`-th consecutive failure (1-based).
-    pub fn period_ms(&self, failures: u32) -> u64 {
-        let shift = failures.saturating_sub(1).min(32);
-        self.base_ms
-            .saturating_mul(1u64 << shift)
-            .min(self.cap_ms.max(self.base_ms))
-    }
-}
+/// Provider failure back-off per consecutive failure of one provider.
+pub type BackoffPolicy = super::backoff::Backoff;
 
 /// One configured provider and its back-off state.
 #[derive(Debug, Clone)]
@@ -442,8 +417,8 @@ impl Refresher {
 
 /// Builds the query for `hosts` at `stage` of a provider with `format` at `base` (see
 /// `docs/config.md#httpdns-providers`): `aliyun` `?host=H`, `aliyun-batch` `?host=a,b`, `dnspod` `?dn=H`,
-/// `doh-json` `?name=H&type=A|AAAA`, `doh-wire` `?dns=<base64url>` with
-/// `accept: application/dns-message`. Host names must already be valid DNS names (they
+/// `doh-json` `?name=H&type=A|AAAA` with `accept: application/dns-json`, `doh-wire`
+/// `?dns=<base64url>` with `accept: application/dns-message`. Host names must already be valid DNS names (they
 /// need no escaping). `None` when the format is not compiled in or the name cannot be
 /// encoded.
 pub fn build_query(
@@ -467,14 +442,20 @@ pub fn build_query(
             Some(get(format!("host={}", list.join(","))))
         }
         ProviderFormat::Dnspod => Some(get(format!("dn={first}"))),
-        ProviderFormat::DohJson => Some(get(format!("name={first}&type={rtype}"))),
-        ProviderFormat::DohWire => wire_query(first, stage).map(|q| {
-            let mut q = get(format!("dns={q}"));
-            q.headers
-                .push(("accept".to_string(), "application/dns-message".to_string()));
-            q
-        }),
+        ProviderFormat::DohJson => Some(accept(
+            get(format!("name={first}&type={rtype}")),
+            "application/dns-json",
+        )),
+        ProviderFormat::DohWire => wire_query(first, stage)
+            .map(|q| accept(get(format!("dns={q}")), "application/dns-message")),
     }
+}
+
+/// `q` asking for the media type `media` (DoH servers that serve both formats on one
+/// path choose by it).
+fn accept(mut q: Query, media: &str) -> Query {
+    q.headers.push(("accept".to_string(), media.to_string()));
+    q
 }
 
 /// [`build_query`] for a provider that may authenticate: with `auth` the query carries the
@@ -549,16 +530,6 @@ mod tests {
 
     fn net(g: u64) -> NetworkKey {
         NetworkKey::new(100, g)
-    }
-
-    #[test]
-    fn backoff_doubles_and_caps() {
-        let p = BackoffPolicy::default();
-        assert_eq!(p.period_ms(1), 30_000);
-        assert_eq!(p.period_ms(2), 60_000);
-        assert_eq!(p.period_ms(5), 480_000);
-        assert_eq!(p.period_ms(6), 600_000);
-        assert_eq!(p.period_ms(u32::MAX), 600_000);
     }
 
     #[test]
@@ -655,6 +626,12 @@ mod tests {
         assert_eq!(
             q(ProviderFormat::DohJson, "https://x/resolve", Stage::Aaaa),
             "https://x/resolve?name=a.example.com&type=AAAA"
+        );
+        let json = build_query(ProviderFormat::DohJson, "https://x/resolve", &h, Stage::A);
+        assert_eq!(
+            json.unwrap().headers,
+            vec![("accept".to_string(), "application/dns-json".to_string())],
+            "servers that serve both formats on one path choose by the accept header"
         );
     }
 

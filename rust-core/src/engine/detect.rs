@@ -46,25 +46,28 @@ impl Inner {
         }
         let now = self.clock.now_ms();
         let plan = self.detect.lock().request_as(biz, trigger, urgent, now);
-        match plan {
-            Plan::StartAt { at, token } => {
-                let weak = Arc::downgrade(self);
-                let name = biz.clone();
-                let scheduled = self.runtime.schedule_at(
-                    at,
-                    Box::new(move || {
-                        if let Some(inner) = weak.upgrade() {
-                            inner.run_detect(&name, token, trigger);
-                        }
-                    }),
-                );
-                if scheduled.is_none() {
-                    self.detect.lock().abandon(biz);
+        self.schedule_detect(biz, trigger, plan)
+    }
+
+    /// Puts a `StartAt` plan on the runtime; whether a detect is now scheduled.
+    fn schedule_detect(self: &Arc<Self>, biz: &Arc<str>, trigger: Trigger, plan: Plan) -> bool {
+        let Plan::StartAt { at, token } = plan else {
+            return false;
+        };
+        let weak = Arc::downgrade(self);
+        let name = biz.clone();
+        let scheduled = self.runtime.schedule_at(
+            at,
+            Box::new(move || {
+                if let Some(inner) = weak.upgrade() {
+                    inner.run_detect(&name, token, trigger);
                 }
-                scheduled.is_some()
-            }
-            Plan::InFlight | Plan::CoolingDown { .. } => false,
+            }),
+        );
+        if scheduled.is_none() {
+            self.detect.lock().abandon(biz);
         }
+        scheduled.is_some()
     }
 
     /// Probes the lines of `biz` that admit a probe (closed, or half-open as their single
@@ -177,6 +180,7 @@ impl Inner {
         };
         let cost = now.saturating_sub(started_at);
         let state = self.state.load();
+        let hold_ms = state.topology.config.thresholds.read_fault_hold_ms;
         let mut breaker_change = None;
         if let Some(pool) = state.topology.biz_entry(biz).and_then(|b| b.pool(protocol)) {
             let mut pool = pool.lock();
@@ -184,7 +188,18 @@ impl Inner {
                 let before = pool.lines()[index].breaker.state(now);
                 // A failed expectation is a line fault whatever the status said.
                 let counted = if unexpected { None } else { status };
-                pool.record(now, index, outcome, counted, cost);
+                // A success that saw no body cannot vouch for a line that recently cut,
+                // reset or stalled a response: it leaves the line's fault and rank alone.
+                let held = !outcome.is_line_fault(counted)
+                    && !expect.verifies_body()
+                    && pool.read_fault_within(index, now, hold_ms);
+                if held {
+                    log::debug!(
+                        "linekit: probe of {biz}/{line} answered, but a recent read-side fault stands"
+                    );
+                } else {
+                    pool.record(now, index, outcome, counted, cost);
+                }
                 if let Some(v) = probe_version(&state.topology, biz, result) {
                     pool.observe_version(index, v);
                 }
@@ -291,6 +306,11 @@ impl ProbeExpectation {
             status: biz.detect_expect_status,
             length: biz.detect_expect_length,
         }
+    }
+
+    /// Whether a passing answer proves the line delivers whole bodies (an expected length).
+    pub(crate) fn verifies_body(&self) -> bool {
+        self.length.is_some()
     }
 
     /// Whether an answer with `status` and a body of `body_len` bytes meets the

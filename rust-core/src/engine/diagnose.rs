@@ -62,7 +62,7 @@ impl LineKit {
                         probe_url: format!("{}://{authority}{path}", scheme.as_str()),
                         probe_method: method.to_string(),
                         probe_allowed: false,
-                        probe_skipped: Some("probe_budget"),
+                        probe_skipped: Some("probe_budget".to_string()),
                     });
                 }
             }
@@ -96,7 +96,7 @@ impl LineKit {
                 "no_network"
             };
             for line in &mut plan.lines {
-                line.probe_skipped = Some(why);
+                line.probe_skipped = Some(why.to_string());
             }
         }
         Some(plan)

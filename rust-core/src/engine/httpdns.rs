@@ -84,15 +84,8 @@ impl Inner {
         let outcome = self.refresh.lock().enqueue(&host, network, now);
         match outcome {
             Enqueue::Queued { tick: true } => {
-                let weak = Arc::downgrade(self);
-                self.runtime.schedule_at(
-                    now,
-                    Box::new(move || {
-                        if let Some(inner) = weak.upgrade() {
-                            inner.refresh_tick();
-                        }
-                    }),
-                );
+                self.runtime
+                    .schedule_at(now, self.task(|inner| inner.refresh_tick()));
             }
             Enqueue::Full => log::warn!(
                 "linekit: httpdns refresh of {} dropped: too many refreshes active",
@@ -204,16 +197,8 @@ impl Inner {
 
     /// Runs `f` from a runtime task as soon as possible (never re-entrantly).
     fn later(self: &Arc<Self>, f: impl FnOnce(&Arc<Inner>) + Send + 'static) {
-        let weak = Arc::downgrade(self);
         let now = self.clock.now_ms();
-        self.runtime.schedule_at(
-            now,
-            Box::new(move || {
-                if let Some(inner) = weak.upgrade() {
-                    f(&inner);
-                }
-            }),
-        );
+        self.runtime.schedule_at(now, self.task(f));
     }
 
     /// An HTTPDNS query finished (answer, error or deadline).

@@ -56,15 +56,8 @@ impl Inner {
         if self.persist.is_none() {
             return;
         }
-        let weak = Arc::downgrade(self);
-        self.runtime.schedule_at(
-            self.clock.now_ms(),
-            Box::new(move || {
-                if let Some(inner) = weak.upgrade() {
-                    inner.load_state();
-                }
-            }),
-        );
+        let task = self.task(|inner| inner.load_state());
+        self.runtime.schedule_at(self.clock.now_ms(), task);
     }
 
     /// Reads the state file once and applies it; a bad file is logged and ignored.
@@ -117,15 +110,8 @@ impl Inner {
         if p.dirty.swap(true, Ordering::AcqRel) {
             return;
         }
-        let weak = Arc::downgrade(self);
-        self.runtime.schedule_in(
-            FLUSH_DELAY_MS,
-            Box::new(move || {
-                if let Some(inner) = weak.upgrade() {
-                    inner.flush_state();
-                }
-            }),
-        );
+        let task = self.task(|inner| inner.flush_state());
+        self.runtime.schedule_in(FLUSH_DELAY_MS, task);
     }
 
     /// Writes the state now (loading first if the load has not run).

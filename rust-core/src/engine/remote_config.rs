@@ -282,15 +282,8 @@ impl Inner {
             self.config_expired();
             return;
         }
-        let weak = Arc::downgrade(self);
-        let timer = self.runtime.schedule_in(
-            at_ms - wall,
-            Box::new(move || {
-                if let Some(inner) = weak.upgrade() {
-                    inner.watch_expiry();
-                }
-            }),
-        );
+        let task = self.task(|inner| inner.watch_expiry());
+        let timer = self.runtime.schedule_in(at_ms - wall, task);
         let old = std::mem::replace(&mut self.remote.lock().expiry_timer, timer);
         if let Some(old) = old {
             self.runtime.cancel(old);
@@ -357,16 +350,11 @@ impl Inner {
     }
 
     fn schedule_round(self: &Arc<Self>, delay_ms: u64) {
-        let weak = Arc::downgrade(self);
-        let timer = self.runtime.schedule_in(
-            delay_ms,
-            Box::new(move || {
-                if let Some(inner) = weak.upgrade() {
-                    inner.remote.lock().timer = None;
-                    inner.begin_round();
-                }
-            }),
-        );
+        let task = self.task(|inner| {
+            inner.remote.lock().timer = None;
+            inner.begin_round();
+        });
+        let timer = self.runtime.schedule_in(delay_ms, task);
         let old = std::mem::replace(&mut self.remote.lock().timer, timer);
         if let Some(old) = old {
             self.runtime.cancel(old);

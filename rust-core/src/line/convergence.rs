@@ -9,6 +9,7 @@
 
 use crate::config::MergeHost;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// One converged host, resolved against the business lines of a config.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,7 +17,7 @@ pub struct MergeRule {
     /// Index of the unified business line.
     pub biz: usize,
     /// Path prefix inserted before the original path.
-    pub path_prefix: String,
+    pub path_prefix: Arc<str>,
     /// Whether this install is inside the released share.
     pub released: bool,
 }
@@ -41,7 +42,7 @@ impl Convergence {
                     host,
                     MergeRule {
                         biz,
-                        path_prefix: m.path_prefix.trim_end_matches('/').to_string(),
+                        path_prefix: m.path_prefix.trim_end_matches('/').into(),
                         released,
                     },
                 ))
@@ -110,10 +111,7 @@ mod tests {
         }];
         let c = Convergence::new(&m, 1, |b| (b == "cdn").then_some(3));
         let r = c.rule("IMAGE.example.com.").unwrap();
-        assert_eq!(
-            (r.biz, r.path_prefix.as_str(), r.released),
-            (3, "/image", true)
-        );
+        assert_eq!((r.biz, &*r.path_prefix, r.released), (3, "/image", true));
         assert!(c.rule("video.example.com").is_none());
         let none = Convergence::new(&m, 1, |_| None);
         assert!(none.rule("image.example.com").is_none());

@@ -1,7 +1,8 @@
 //! The private `X-Line-*` request headers (`docs/architecture.md#special-headers`).
 //!
 //! They steer routing on the device and must never leave it: [`is_private`] tells the
-//! caller which headers to strip, and [`LineHeaders::parse`] reads the three that matter.
+//! caller which headers to strip, and [`LineHeaders::parse`] reads the three that matter
+//! (plus whether an idempotency key is present, for [`super::replay`]).
 
 /// Prefix shared by every private header (compared case-insensitively).
 pub const PREFIX: &str = "x-line-";
@@ -27,6 +28,8 @@ pub struct LineHeaders<'a> {
     pub keep_original: bool,
     /// `X-Line-Fixed-Host`.
     pub fixed_host: Option<&'a str>,
+    /// One of [`super::replay::IDEMPOTENCY_KEY_HEADERS`] is present (any value).
+    pub idempotency_key: bool,
 }
 
 impl<'a> LineHeaders<'a> {
@@ -41,8 +44,12 @@ impl<'a> LineHeaders<'a> {
                 }
             } else if name.eq_ignore_ascii_case(KEEP_ORIGINAL_HOST) {
                 out.keep_original |= value.eq_ignore_ascii_case("true");
-            } else if name.eq_ignore_ascii_case(FIXED_HOST) && out.fixed_host.is_none() {
-                out.fixed_host = Some(value);
+            } else if name.eq_ignore_ascii_case(FIXED_HOST) {
+                if out.fixed_host.is_none() {
+                    out.fixed_host = Some(value);
+                }
+            } else if super::replay::is_idempotency_key(name) {
+                out.idempotency_key = true;
             }
         }
         out
@@ -80,7 +87,10 @@ mod tests {
         assert_eq!(p.biz, Some("spot"));
         assert!(p.keep_original);
         assert_eq!(p.fixed_host, Some("https://a.example.com"));
+        assert!(!p.idempotency_key);
         let none: [(&str, &str); 1] = [("X-Line-Keep-Original-Host", "yes")];
         assert!(!LineHeaders::parse(&none).keep_original);
+        let keyed = [("x-transaction-id", "")];
+        assert!(LineHeaders::parse(&keyed).idempotency_key);
     }
 }

@@ -1,48 +1,20 @@
 //! What happened to one attempt on a line, and how much it says about the line.
 
-use std::fmt;
-use std::str::FromStr;
-
-/// The protocol a pool serves; each business line has one pool per protocol.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Protocol {
-    /// Request/response HTTP(S).
-    Http,
-    /// WebSocket (ws/wss).
-    Ws,
-}
-
-impl Protocol {
-    /// `http` or `ws`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Protocol::Http => "http",
-            Protocol::Ws => "ws",
-        }
-    }
-}
-
-impl fmt::Display for Protocol {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Protocol {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "http" => Ok(Protocol::Http),
-            "ws" => Ok(Protocol::Ws),
-            other => Err(format!("unknown protocol {other:?} (expected http or ws)")),
-        }
+crate::wire_enum! {
+    /// The protocol a pool serves; each business line has one pool per protocol.
+    #[derive(PartialOrd, Ord)]
+    #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
+    pub enum Protocol: "protocol", listing = Or {
+        /// Request/response HTTP(S).
+        Http = "http",
+        /// WebSocket (ws/wss).
+        Ws = "ws",
     }
 }
 
 crate::wire_enum! {
     /// The outcome of one request or probe on a line: the vocabulary of replay `report`
     /// steps, traces and the bindings' attempt reports.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub enum Outcome: "outcome" {
         /// The line answered (2xx/3xx).
         Ok = "ok",
@@ -112,6 +84,16 @@ impl Outcome {
             Outcome::Http5xx => matches!(status, None | Some(502..=504)),
             _ => false,
         }
+    }
+
+    /// A failure after the request was sent, while the response was being read (stall,
+    /// reset, cut-off body). A body-less probe cannot see these, so its success does not
+    /// clear them for a while (`read_fault_hold_ms`).
+    pub fn is_read_side(self) -> bool {
+        matches!(
+            self,
+            Outcome::ReadTimeout | Outcome::ConnectionReset | Outcome::Truncated
+        )
     }
 
     /// Maps an HTTP status to an outcome (`ok` below 400).

@@ -82,6 +82,8 @@ pub struct LineState {
     /// The slow streak met the switch rule ([`SlowRule`]): ranked after lines that are not
     /// slow, until a fast answer ends the streak.
     pub slowed: bool,
+    /// When the latest read-side fault ([`Outcome::is_read_side`]) was recorded.
+    pub read_fault_at: Option<u64>,
 }
 
 impl LineState {
@@ -108,6 +110,7 @@ impl LineState {
             slow_streak: 0,
             slow_since: None,
             slowed: false,
+            read_fault_at: None,
         }
     }
 }
@@ -516,6 +519,14 @@ impl LinePool {
             .any(|(i, l)| i != index && self.slow.is_known_fast(l, now_ms))
     }
 
+    /// Whether line `index` had a read-side fault less than `hold_ms` before `now_ms`.
+    pub fn read_fault_within(&self, index: usize, now_ms: u64, hold_ms: u64) -> bool {
+        self.lines
+            .get(index)
+            .and_then(|l| l.read_fault_at)
+            .is_some_and(|at| now_ms.saturating_sub(at) < hold_ms)
+    }
+
     /// The line to move to because the current one is in a slow streak: the best-ranked
     /// line known to be fast, if there is one.
     fn slow_switch_target(&self, now_ms: u64) -> Option<usize> {
@@ -620,6 +631,9 @@ impl LinePool {
         if outcome != Outcome::Ok {
             line.last_error = Some(outcome);
         }
+        if outcome.is_read_side() {
+            line.read_fault_at = Some(now_ms);
+        }
         if fault {
             line.consecutive_faults = line.consecutive_faults.saturating_add(1);
         } else {
@@ -679,6 +693,7 @@ impl LinePool {
             line.slow_streak = prev.slow_streak;
             line.slow_since = prev.slow_since;
             line.slowed = prev.slowed;
+            line.read_fault_at = prev.read_fault_at;
             if self.version.is_some() {
                 line.version = prev.version.clone();
             }

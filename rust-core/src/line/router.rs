@@ -84,6 +84,43 @@ pub struct RouteDecision {
     /// The response header carrying the deployment fingerprint, when the business line
     /// has one: the caller reports its value with the attempt.
     pub version_header: Option<Arc<str>>,
+    /// What changed when [`RouteDecision::url`] differs from the request URL: a caller
+    /// holding the request's parsed URL applies these parts instead of parsing `url`.
+    pub target: Option<Target>,
+}
+
+/// The parts of a rewritten URL that differ from the request's: scheme, authority and an
+/// optional path prefix. Everything from `rest_at` in the request URL is copied after them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// Final scheme: the request's family (http/https or ws/wss), the line's security.
+    pub scheme: Scheme,
+    /// Host name or IP literal (IPv6 without brackets).
+    pub host: Arc<str>,
+    /// Explicit port, if the line's URL named one.
+    pub port: Option<u16>,
+    /// The converged host's path prefix (`/x`, never ending in `/`), if any.
+    pub path_prefix: Option<Arc<str>>,
+    /// Byte offset in the request URL where its path, query and fragment begin.
+    pub rest_at: usize,
+}
+
+impl Target {
+    /// The target of `url` (which is `request_url` split) on `endpoint` with `prefix`.
+    pub fn new(
+        request_url: &str,
+        url: &SplitUrl<'_>,
+        endpoint: &Endpoint,
+        prefix: Option<&Arc<str>>,
+    ) -> Target {
+        Target {
+            scheme: final_scheme(url.scheme, endpoint),
+            host: endpoint.host.clone(),
+            port: endpoint.port,
+            path_prefix: prefix.filter(|p| !p.is_empty()).cloned(),
+            rest_at: request_url.len() - url.rest.len(),
+        }
+    }
 }
 
 /// A business line and its pools.
@@ -189,6 +226,7 @@ impl Topology {
             reason,
             version_mismatch: false,
             version_header: None,
+            target: None,
         };
         if req.keep_original {
             return unchanged(None, Reason::KeepOriginal);
@@ -206,6 +244,7 @@ impl Topology {
                     reason: Reason::FixedHost,
                     version_mismatch: false,
                     version_header: None,
+                    target: Some(Target::new(req.url, &url, &ep, None)),
                 },
                 Err(_) => unchanged(None, Reason::FixedHostInvalid),
             };
@@ -237,6 +276,12 @@ impl Topology {
                 reason,
                 version_mismatch: pool.version_mismatch(index),
                 version_header: biz.version_header.clone(),
+                target: Some(Target::new(
+                    req.url,
+                    &url,
+                    &line.endpoint,
+                    Some(&rule.path_prefix),
+                )),
             };
         }
         let biz = req
@@ -265,6 +310,7 @@ impl Topology {
             reason,
             version_mismatch: pool.version_mismatch(index),
             version_header: biz.version_header.clone(),
+            target: Some(Target::new(req.url, &url, &line.endpoint, None)),
         }
     }
 }
@@ -285,14 +331,7 @@ pub fn parse_fixed_host(
 /// Builds `scheme://authority` + `prefix` + the original rest. The scheme keeps the
 /// request's family (http/https or ws/wss) and takes the endpoint's security.
 pub fn rewrite(url: &SplitUrl<'_>, endpoint: &Endpoint, prefix: &str) -> String {
-    let secure = !endpoint.scheme.is_cleartext();
-    let scheme = match (url.scheme.is_ws(), secure) {
-        (false, true) => Scheme::Https,
-        (false, false) => Scheme::Http,
-        (true, true) => Scheme::Wss,
-        (true, false) => Scheme::Ws,
-    }
-    .as_str();
+    let scheme = final_scheme(url.scheme, endpoint).as_str();
     let origin: &str = &endpoint.origin;
     let authority = origin.split_once("://").map_or(origin, |(_, a)| a);
     let mut out = String::with_capacity(
@@ -307,6 +346,17 @@ pub fn rewrite(url: &SplitUrl<'_>, endpoint: &Endpoint, prefix: &str) -> String 
     }
     out.push_str(url.rest);
     out
+}
+
+/// The scheme a request of scheme `request` gets on `endpoint`: the request's family
+/// (http/https or ws/wss) with the endpoint's security.
+fn final_scheme(request: Scheme, endpoint: &Endpoint) -> Scheme {
+    match (request.is_ws(), !endpoint.scheme.is_cleartext()) {
+        (false, true) => Scheme::Https,
+        (false, false) => Scheme::Http,
+        (true, true) => Scheme::Wss,
+        (true, false) => Scheme::Ws,
+    }
 }
 
 #[cfg(test)]
@@ -348,6 +398,26 @@ mod tests {
             rewrite(&bare, &ep("https://cdn.example.com"), "/image"),
             "https://cdn.example.com/image/?w=1"
         );
+    }
+
+    #[test]
+    fn a_target_holds_the_parts_that_rewrite_changes() {
+        let request = "wss://image.example.com:9443?w=1";
+        let u = SplitUrl::parse(request).unwrap();
+        let prefix: Arc<str> = "/image".into();
+        let t = Target::new(request, &u, &ep("ws://[::1]:8080"), Some(&prefix));
+        assert_eq!(
+            (t.scheme, &*t.host, t.port, t.path_prefix.as_deref()),
+            (Scheme::Ws, "::1", Some(8080), Some("/image"))
+        );
+        assert_eq!(&request[t.rest_at..], "?w=1");
+        assert_eq!(
+            rewrite(&u, &ep("ws://[::1]:8080"), "/image"),
+            "ws://[::1]:8080/image/?w=1"
+        );
+        let empty: Arc<str> = "".into();
+        let t = Target::new(request, &u, &ep("https://cdn.example.com"), Some(&empty));
+        assert_eq!((t.scheme, t.port, t.path_prefix), (Scheme::Wss, None, None));
     }
 
     #[test]

@@ -17,8 +17,7 @@ use super::outcome::Outcome;
 crate::wire_enum! {
     /// Why a WebSocket closed, as far as the app knows. Only `remote` drops can count
     /// against a line.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum CloseCause: "close_cause" {
+    pub enum CloseCause: "close_cause", default = Remote {
         /// The server or the path ended it (the default).
         Remote = "remote",
         /// The default network changed since the socket last heard from its server.
@@ -31,16 +30,9 @@ crate::wire_enum! {
     }
 }
 
-// `wire_enum!` variants take only docs, so the default cannot be a `#[default]` attribute.
-#[allow(clippy::derivable_impls)]
-impl Default for CloseCause {
-    fn default() -> Self {
-        CloseCause::Remote
-    }
-}
-
 /// One WebSocket lifecycle event on a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
 pub enum WsEvent {
     /// The handshake completed (`onOpen`).
     Open {

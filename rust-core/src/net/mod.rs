@@ -26,22 +26,13 @@ use std::fmt;
 crate::wire_enum! {
     /// The Private DNS mode reported by Android (`LinkProperties.isPrivateDnsActive` /
     /// `getPrivateDnsServerName`).
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-    pub enum PrivateDnsMode: "private_dns" {
+    pub enum PrivateDnsMode: "private_dns", default = Off {
         /// Private DNS off.
         Off = "off",
         /// Automatic: DNS-over-TLS when the network's resolver supports it.
         Opportunistic = "opportunistic",
         /// A named DNS-over-TLS resolver is required; HTTPDNS must not bypass it.
         Strict = "strict",
-    }
-}
-
-// `wire_enum!` variants take only docs, so the default cannot be a `#[default]` attribute.
-#[allow(clippy::derivable_impls)]
-impl Default for PrivateDnsMode {
-    fn default() -> Self {
-        PrivateDnsMode::Off
     }
 }
 

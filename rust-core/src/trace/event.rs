@@ -1,5 +1,6 @@
 //! Structured trace events and the sink they go to.
 
+use crate::line::Timings;
 use serde::{Deserialize, Serialize};
 
 /// What a trace event describes.
@@ -81,18 +82,9 @@ pub struct TraceEvent {
     /// HTTP status of a report.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
-    /// DNS time.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dns_ms: Option<u64>,
-    /// TCP connect time.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub connect_ms: Option<u64>,
-    /// TLS handshake time.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tls_ms: Option<u64>,
-    /// Time to first byte.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ttfb_ms: Option<u64>,
+    /// Phase times of a report or probe: `dns_ms`, `connect_ms`, `tls_ms`, `ttfb_ms`.
+    #[serde(flatten)]
+    pub timings: Timings,
     /// Total time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_ms: Option<u64>,

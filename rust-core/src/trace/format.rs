@@ -9,7 +9,7 @@
 //! names its line number; nothing is guessed and nothing panics.
 
 use super::event::{TraceEvent, TraceKind};
-use crate::line::Outcome;
+use crate::line::{Outcome, Timings};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -64,18 +64,9 @@ pub struct TraceRecord {
     /// HTTP status of a report or probe, when a response arrived.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<u16>,
-    /// DNS time (ms).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dns_ms: Option<u64>,
-    /// TCP connect time (ms).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub connect_ms: Option<u64>,
-    /// TLS handshake time (ms).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tls_ms: Option<u64>,
-    /// Time to first byte (ms).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ttfb_ms: Option<u64>,
+    /// Phase times of a report or probe: `dns_ms`, `connect_ms`, `tls_ms`, `ttfb_ms`.
+    #[serde(flatten)]
+    pub timings: Timings,
     /// Total time of the attempt or probe (ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_ms: Option<u64>,
@@ -152,10 +143,7 @@ impl TraceRecord {
             fixed_host: e.fixed_host,
             outcome: s(&e.outcome),
             status: e.status,
-            dns_ms: e.dns_ms,
-            connect_ms: e.connect_ms,
-            tls_ms: e.tls_ms,
-            ttfb_ms: e.ttfb_ms,
+            timings: e.timings,
             total_ms: e.total_ms,
             detail: e.detail.clone(),
             method: e.method.clone(),

@@ -43,12 +43,16 @@ mod tests {
 
     #[test]
     fn hosts_are_grouped() {
-        assert_eq!(host_group("spot-ali.example.com"), "*.example.com");
-        assert_eq!(host_group("a.b.c.Example.COM."), "*.example.com");
-        assert_eq!(host_group("example.com"), "example.com");
-        assert_eq!(host_group("10.0.0.1"), "ip");
-        assert_eq!(host_group("::1"), "ip");
-        assert_eq!(host_group(""), "-");
+        for (host, group) in [
+            ("spot-ali.example.com", "*.example.com"),
+            ("a.b.c.Example.COM.", "*.example.com"),
+            ("example.com", "example.com"),
+            ("10.0.0.1", "ip"),
+            ("::1", "ip"),
+            ("", "-"),
+        ] {
+            assert_eq!(host_group(host), group, "{host:?}");
+        }
     }
 
     #[test]

@@ -20,7 +20,7 @@ use super::rebuild::{Call, LineKey, Observed, Rebuilt, WorldStep};
 use crate::clock::ManualClock;
 use crate::config::validate::parse_config;
 use crate::engine::{LineKit, RuntimeMode};
-use crate::line::{Outcome, Protocol};
+use crate::line::{Outcome, Protocol, Timings};
 use crate::replay::{execute, request_line, ScriptedTransport, Step};
 use crate::trace::format::TraceRecord;
 use crate::trace::{TraceEvent, TraceSink};
@@ -250,10 +250,10 @@ fn report_step(at: u64, biz: &str, protocol: Protocol, line: &str, r: &Observed)
         outcome: r.outcome.as_str().to_string(),
         status: r.status,
         cost_ms: r.cost_ms,
-        dns_ms: r.dns_ms,
-        connect_ms: r.connect_ms,
-        tls_ms: r.tls_ms,
-        ttfb_ms: r.ttfb_ms,
+        dns_ms: r.timings.dns_ms,
+        connect_ms: r.timings.connect_ms,
+        tls_ms: r.timings.tls_ms,
+        ttfb_ms: r.timings.ttfb_ms,
         protocol: Some(protocol.as_str().to_string()),
         code: None,
         duration_ms: None,
@@ -409,10 +409,7 @@ impl Driver<'_> {
                 outcome: Outcome::Ok,
                 status: None,
                 cost_ms: call.attempts[0].result.as_ref().map_or(0, |r| r.cost_ms),
-                dns_ms: None,
-                connect_ms: None,
-                tls_ms: None,
-                ttfb_ms: None,
+                timings: Timings::default(),
             },
         };
         let report_at = at.saturating_add(result.cost_ms);
@@ -493,10 +490,7 @@ impl Driver<'_> {
                             outcome: Outcome::Ok,
                             status: Some(200),
                             cost_ms: 0,
-                            dns_ms: None,
-                            connect_ms: None,
-                            tls_ms: None,
-                            ttfb_ms: None,
+                            timings: Timings::default(),
                         },
                         at,
                         0,

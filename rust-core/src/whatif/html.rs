@@ -152,58 +152,28 @@ fn legend() -> String {
 }
 
 fn summary_table(recorded: &RunSummary, replayed: &RunSummary) -> String {
-    let opt = |v: Option<u64>| v.map_or("–".to_string(), |ms| format!("{ms} ms"));
+    let count = |name, field: fn(&RunSummary) -> usize| {
+        (
+            name,
+            field(recorded).to_string(),
+            field(replayed).to_string(),
+        )
+    };
+    let ms = |name, field: fn(&RunSummary) -> Option<u64>| {
+        let show = |v: Option<u64>| v.map_or("–".to_string(), |ms| format!("{ms} ms"));
+        (name, show(field(recorded)), show(field(replayed)))
+    };
     let rows: Vec<(&str, String, String)> = vec![
-        (
-            "requests",
-            recorded.requests.to_string(),
-            replayed.requests.to_string(),
-        ),
-        (
-            "requests on failing lines",
-            recorded.requests_on_failing_lines.to_string(),
-            replayed.requests_on_failing_lines.to_string(),
-        ),
-        (
-            "failed requests",
-            recorded.failed_requests.to_string(),
-            replayed.failed_requests.to_string(),
-        ),
-        (
-            "in-call retries",
-            recorded.retries.to_string(),
-            replayed.retries.to_string(),
-        ),
-        (
-            "switches",
-            recorded.switches.to_string(),
-            replayed.switches.to_string(),
-        ),
-        (
-            "probes",
-            recorded.probes.to_string(),
-            replayed.probes.to_string(),
-        ),
-        (
-            "breaker opens",
-            recorded.breaker_opens.to_string(),
-            replayed.breaker_opens.to_string(),
-        ),
-        (
-            "time to open the breaker",
-            opt(recorded.time_to_open_ms),
-            opt(replayed.time_to_open_ms),
-        ),
-        (
-            "time to move away",
-            opt(recorded.time_to_move_away_ms),
-            opt(replayed.time_to_move_away_ms),
-        ),
-        (
-            "time to move back",
-            opt(recorded.time_to_move_back_ms),
-            opt(replayed.time_to_move_back_ms),
-        ),
+        count("requests", |r| r.requests),
+        count("requests on failing lines", |r| r.requests_on_failing_lines),
+        count("failed requests", |r| r.failed_requests),
+        count("in-call retries", |r| r.retries),
+        count("switches", |r| r.switches),
+        count("probes", |r| r.probes),
+        count("breaker opens", |r| r.breaker_opens),
+        ms("time to open the breaker", |r| r.time_to_open_ms),
+        ms("time to move away", |r| r.time_to_move_away_ms),
+        ms("time to move back", |r| r.time_to_move_back_ms),
         (
             "inferred attempts / probes",
             "–".to_string(),

@@ -12,7 +12,7 @@
 //! line (unmanaged, keep-original, fixed host) are not calls: no policy changes them; nor
 //! is a retry routed back onto a line its call already tried (it is not sent).
 
-use crate::line::{Outcome, Protocol};
+use crate::line::{Outcome, Protocol, Timings};
 use crate::trace::format::{RecordNetwork, Trace, TraceRecord};
 use crate::trace::TraceKind;
 use std::collections::{HashMap, VecDeque};
@@ -33,14 +33,8 @@ pub struct Observed {
     pub status: Option<u16>,
     /// Total cost (ms).
     pub cost_ms: u64,
-    /// DNS time.
-    pub dns_ms: Option<u64>,
-    /// Connect time.
-    pub connect_ms: Option<u64>,
-    /// TLS time.
-    pub tls_ms: Option<u64>,
-    /// Time to first byte.
-    pub ttfb_ms: Option<u64>,
+    /// Phase times.
+    pub timings: Timings,
 }
 
 /// One attempt of a recorded call.
@@ -138,10 +132,7 @@ fn result_of(r: &TraceRecord) -> Observed {
         outcome: r.outcome().unwrap_or(Outcome::Ok),
         status: r.status,
         cost_ms: r.total_ms.unwrap_or(0),
-        dns_ms: r.dns_ms,
-        connect_ms: r.connect_ms,
-        tls_ms: r.tls_ms,
-        ttfb_ms: r.ttfb_ms,
+        timings: r.timings,
     }
 }
 

@@ -17,6 +17,11 @@ pub fn run(scenario: &str) -> Vec<Value> {
     parse_lines(&output(scenario))
 }
 
+/// Runs the scenario document `scenario` and parses every line it prints.
+pub fn run_json(scenario: &Value) -> Vec<Value> {
+    run(&scenario.to_string())
+}
+
 /// Runs `scenario` twice, checks both runs print the same bytes, and parses the lines.
 pub fn run_deterministic(scenario: &str) -> Vec<Value> {
     let first = output(scenario);
@@ -53,4 +58,43 @@ pub fn breaker_at(lines: &[Value], at: u64, key: &str, id: &str) -> String {
         .find(|l| l["id"] == id)
         .unwrap();
     line["breaker"].as_str().unwrap().to_string()
+}
+
+/// `(at, line, reason)` of every `route` line; the line is `-` where a route names none.
+pub fn routes(lines: &[Value]) -> Vec<(u64, String, String)> {
+    lines
+        .iter()
+        .filter(|l| l["op"] == "route")
+        .map(|l| {
+            (
+                l["at"].as_u64().unwrap(),
+                l["line"].as_str().unwrap_or("-").to_string(),
+                l["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// `(at, id, url)` of every `request` line of `kind` (`probe`, `httpdns`, `config`).
+pub fn requests(lines: &[Value], kind: &str) -> Vec<(u64, u64, String)> {
+    lines
+        .iter()
+        .filter(|l| l["op"] == "request" && l["kind"] == kind)
+        .map(|l| {
+            (
+                l["at"].as_u64().unwrap(),
+                l["id"].as_u64().unwrap(),
+                l["url"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The `method` of every `request` line of `kind`.
+pub fn request_methods(lines: &[Value], kind: &str) -> Vec<String> {
+    lines
+        .iter()
+        .filter(|l| l["op"] == "request" && l["kind"] == kind)
+        .map(|l| l["method"].as_str().unwrap().to_string())
+        .collect()
 }

@@ -28,6 +28,25 @@ impl RecordingTransport {
             .collect()
     }
 
+    /// How many requests still wait for an answer.
+    pub fn waiting(&self) -> usize {
+        self.started
+            .lock()
+            .iter()
+            .filter(|(_, d)| d.is_some())
+            .count()
+    }
+
+    /// Takes every request still waiting, oldest first, with the completion that answers
+    /// it.
+    pub fn take_waiting(&self) -> Vec<(TransportRequest, Completion)> {
+        self.started
+            .lock()
+            .iter_mut()
+            .filter_map(|(r, d)| d.take().map(|d| (r.clone(), d)))
+            .collect()
+    }
+
     /// Completes request `id`, which must still be waiting.
     pub fn answer(&self, id: u64, result: TransportResult) {
         let done = self

@@ -31,7 +31,6 @@ pub mod doh_wire;
 
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
-use std::str::FromStr;
 
 /// Largest accepted response body (64 KiB).
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
@@ -181,42 +180,23 @@ impl ProviderError {
     }
 }
 
-/// The answer formats named by `httpdns.providers[].format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ProviderFormat {
-    /// `aliyun`: Alibaba Cloud `/d` single-host JSON.
-    Aliyun,
-    /// `aliyun-batch`: Alibaba Cloud `/resolve` batch JSON.
-    AliyunBatch,
-    /// `dnspod`: DNSPod / Tencent D+ text.
-    Dnspod,
-    /// `doh-json`: Google/Cloudflare `application/dns-json`.
-    DohJson,
-    /// `doh-wire`: RFC 8484 `application/dns-message`.
-    DohWire,
+crate::wire_enum! {
+    /// The answer formats named by `httpdns.providers[].format`.
+    pub enum ProviderFormat: "provider format", listing = Or {
+        /// Alibaba Cloud `/d` single-host JSON.
+        Aliyun = "aliyun",
+        /// Alibaba Cloud `/resolve` batch JSON.
+        AliyunBatch = "aliyun-batch",
+        /// DNSPod / Tencent D+ text.
+        Dnspod = "dnspod",
+        /// Google/Cloudflare `application/dns-json`.
+        DohJson = "doh-json",
+        /// RFC 8484 `application/dns-message`.
+        DohWire = "doh-wire",
+    }
 }
 
 impl ProviderFormat {
-    /// Every format, in config order.
-    pub const ALL: [ProviderFormat; 5] = [
-        ProviderFormat::Aliyun,
-        ProviderFormat::AliyunBatch,
-        ProviderFormat::Dnspod,
-        ProviderFormat::DohJson,
-        ProviderFormat::DohWire,
-    ];
-
-    /// The config name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProviderFormat::Aliyun => "aliyun",
-            ProviderFormat::AliyunBatch => "aliyun-batch",
-            ProviderFormat::Dnspod => "dnspod",
-            ProviderFormat::DohJson => "doh-json",
-            ProviderFormat::DohWire => "doh-wire",
-        }
-    }
-
     /// Parses `body` as an answer of this format for `hosts` (see the module docs).
     pub fn parse(self, hosts: &[&str], body: &[u8]) -> Result<Vec<HostAnswer>, ProviderError> {
         match self {
@@ -232,24 +212,6 @@ impl ProviderFormat {
                 Err(ProviderError::Unsupported)
             }
         }
-    }
-}
-
-impl fmt::Display for ProviderFormat {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for ProviderFormat {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        ProviderFormat::ALL
-            .into_iter()
-            .find(|f| f.as_str() == s)
-            .ok_or_else(|| {
-                format!("unknown provider format {s:?} (expected aliyun, aliyun-batch, dnspod, doh-json or doh-wire)")
-            })
     }
 }
 

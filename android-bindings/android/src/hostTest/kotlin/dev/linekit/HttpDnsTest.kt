@@ -108,16 +108,6 @@ fun httpDnsConfig(
     """.trimIndent()
 }
 
-/** Polls [condition] every 10 ms for up to [timeoutMs]; returns whether it became true. */
-fun eventually(timeoutMs: Long = 5_000, condition: () -> Boolean): Boolean {
-    val end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs)
-    while (System.nanoTime() < end) {
-        if (condition()) return true
-        Thread.sleep(10)
-    }
-    return condition()
-}
-
 /** `LineKitDns`, the connect results and the transport's HTTPDNS queries, through the real `.so`. */
 class HttpDnsTest {
     private val dns = HttpDnsServer()

@@ -1,6 +1,7 @@
 package dev.linekit
 
 import dev.linekit.internal.Router
+import okhttp3.HttpUrl.Companion.toHttpUrl
 import okhttp3.OkHttpClient
 import okhttp3.Request
 import org.junit.jupiter.api.Assertions.assertEquals
@@ -114,6 +115,24 @@ class LineKitApiTest : TwoLineServers() {
     }
 
     @Test
+    fun `the diagnosis names socket failures with the classifier's outcomes`() {
+        val connecting = mapOf<Throwable, String>(
+            ConnectException("x") to "connect_refused",
+            NoRouteToHostException("x") to "no_route",
+            SocketTimeoutException("x") to "connect_timeout",
+            java.net.SocketException("Connection reset") to "connect_refused",
+        )
+        val handshaking = mapOf<Throwable, String>(
+            SSLHandshakeException("secret detail") to "tls_failure (SSLHandshakeException)",
+            SocketTimeoutException("x") to "tls_timeout",
+            java.net.SocketException("Connection reset") to "connection_reset",
+            java.io.EOFException("x") to "truncated",
+        )
+        for ((e, code) in connecting) assertEquals(code, FailureClassifier.diagnosisCode(e, connecting = true), "$e")
+        for ((e, code) in handshaking) assertEquals(code, FailureClassifier.diagnosisCode(e, connecting = false), "$e")
+    }
+
+    @Test
     fun `every generated enum matches the loaded library, variant by variant and in code order`() {
         val native = dev.linekit.internal.NativeFast.vocabulary().lines().filter { it.isNotEmpty() }
             .map { it.split('\t') }
@@ -140,19 +159,23 @@ class LineKitApiTest : TwoLineServers() {
     @Test
     fun `route answers unpack`() {
         val sticky = RouteReason.STICKY.code
-        val d = Router.unpack("$sticky\n2\n4096\nali\nspot\nX-Deployment-Version\n1\nhttp://h:1/p?q=1")
-        assertEquals(listOf<Any?>(RouteReason.STICKY, "ali", "spot", "http://h:1/p?q=1"), listOf(d.reason, d.line, d.biz, d.url))
+        val request = "https://api.test/p?q=1"
+        val d = Router.unpack("$sticky\n2\n4096\nali\nspot\nX-Deployment-Version\n1\nhttp\nh\n1\n/v1\n16", request)
+        assertEquals(listOf<Any?>(RouteReason.STICKY, "ali", "spot", "http://h:1/v1/p?q=1"), listOf(d.reason, d.line, d.biz, d.url))
+        assertEquals("http://h:1/v1/p?q=1", d.target!!.applyTo(request.toHttpUrl()).toString())
         assertEquals(2, d.maxRetries)
         assertEquals(4096L, d.bufferBodyMaxBytes)
         assertTrue(d.versionMismatch)
         assertEquals("X-Deployment-Version", d.versionHeader)
-        val u = Router.unpack("${RouteReason.UNMANAGED.code}\n1\n0\n\n\n\n\nhttp://x/")
+        val u = Router.unpack("${RouteReason.UNMANAGED.code}\n1\n0\n\n\n\n\n\n\n\n\n", "http://x/")
+        assertEquals("http://x/", u.url)
+        assertNull(u.target)
         assertNull(u.line)
         assertNull(u.biz)
         assertFalse(u.versionMismatch)
         assertNull(u.versionHeader)
-        assertThrows(IllegalStateException::class.java) { Router.unpack("$sticky\n2\n4096\nali\nspot\nhttp://h:1/p") }
-        assertThrows(IllegalStateException::class.java) { Router.unpack("garbage") }
+        assertThrows(IllegalStateException::class.java) { Router.unpack("$sticky\n2\n4096\nali\nspot\nhttp://h:1/p", request) }
+        assertThrows(IllegalStateException::class.java) { Router.unpack("garbage", request) }
     }
 
     @Test
@@ -171,7 +194,9 @@ class LineKitApiTest : TwoLineServers() {
                 assertEquals("h2", kit.route("http://api.linekit.test/a", exclude = listOf("h1")).line)
                 val ws = kit.route("https://api.linekit.test/stream", webSocket = true)
                 assertEquals("w1", ws.line)
-                assertEquals("${b.origin}/stream", LineKitInterceptor.httpUrlOf(ws.url).toString())
+                assertEquals("${b.origin}/stream", ws.url)
+                val handshake = Request.Builder().url("https://api.linekit.test/stream").build()
+                assertEquals("${b.origin}/stream", ws.target!!.applyTo(handshake.url).toString())
                 assertEquals(RouteReason.UNMANAGED, kit.route("http://other.test/").reason)
                 // Header values are read by the core's rule: the first X-Line-Biz wins.
                 assertEquals("spot", kit.route("http://other.test/", biz = "spot").biz)
@@ -213,7 +238,7 @@ class LineKitApiTest : TwoLineServers() {
     @Test
     fun `fast-path misuse raises Java exceptions instead of crashing`() {
         val e = assertThrows(IllegalArgumentException::class.java) {
-            dev.linekit.internal.NativeFast.route(0L, "http://x.test/", "GET", null, false, null)
+            dev.linekit.internal.NativeFast.route(0L, "http://x.test/", "GET", null, false, false, null)
         }
         assertTrue(e.message!!.contains("null native handle"), e.message)
         assertThrows(IllegalArgumentException::class.java) {

@@ -36,6 +36,21 @@ class LineKitWebSocketTest {
 
     private fun nextReport(): WsConnectionReport = checkNotNull(reports.poll(5, TimeUnit.SECONDS)) { "no report" }
 
+    /**
+     * Opens one socket while line `wa` behaves as [mode] and checks that its report names `wa`,
+     * [code] and [closeClass]; returns the engine and that report.
+     */
+    private fun firstSocketClosed(mode: WsMode, code: Int, closeClass: WsCloseClass): Pair<LineKit, WsConnectionReport> {
+        wsA.mode = mode
+        val kit = kit()
+        sockets(kit).newWebSocket(stream, Recorder())
+        val r = nextReport()
+        assertEquals("wa", r.line)
+        assertEquals(code, r.closeCode)
+        assertEquals(closeClass, r.closeClass)
+        return kit to r
+    }
+
     private val stream = Request.Builder().url("ws://api.linekit.test/stream").build()
 
     /** Records the callbacks the app's listener sees. */
@@ -116,13 +131,7 @@ class LineKitWebSocketTest {
 
     @Test
     fun `an abnormal close right after open demotes the line`() {
-        wsA.mode = WsMode.DROP
-        val kit = kit()
-        sockets(kit).newWebSocket(stream, Recorder())
-        val r = nextReport()
-        assertEquals("wa", r.line)
-        assertEquals(1006, r.closeCode)
-        assertEquals(WsCloseClass.ABNORMAL, r.closeClass)
+        val (kit, r) = firstSocketClosed(WsMode.DROP, 1006, WsCloseClass.ABNORMAL)
         assertEquals(WsFailureKind.CONNECTION_LOST, r.failure)
         assertTrue(r.handshakeMs != null && r.durationMs != null)
         val ws = poolLines(kit.state(), "spot/ws")
@@ -134,13 +143,7 @@ class LineKitWebSocketTest {
 
     @Test
     fun `a 1000 close does not demote the line`() {
-        wsA.mode = WsMode.CLOSE_NORMAL
-        val kit = kit()
-        sockets(kit).newWebSocket(stream, Recorder())
-        val r = nextReport()
-        assertEquals("wa", r.line)
-        assertEquals(1000, r.closeCode)
-        assertEquals(WsCloseClass.NORMAL, r.closeClass)
+        val (kit, r) = firstSocketClosed(WsMode.CLOSE_NORMAL, 1000, WsCloseClass.NORMAL)
         assertNull(r.failure)
         val ws = poolLines(kit.state(), "spot/ws")
         assertEquals(0L, ws.single { it.id == "wa" }.failures, "$ws")

@@ -1,21 +1,19 @@
 package dev.linekit
 
-import dev.linekit.ffi.AddressCheck
 import dev.linekit.ffi.DiagnosisLine
-import dev.linekit.ffi.DiagnosisMeasurements
 import dev.linekit.ffi.DiagnosisPlan
 import dev.linekit.ffi.DiagnosisSession
-import dev.linekit.ffi.HostAnswer
-import dev.linekit.ffi.ProbeCheck
+import dev.linekit.ffi.core.AddressObservation
+import dev.linekit.ffi.core.HostObservation
+import dev.linekit.ffi.core.Observations
+import dev.linekit.ffi.core.ProbeObservation
 import okhttp3.Dns
 import okhttp3.OkHttpClient
 import okhttp3.Request
 import java.io.IOException
 import java.io.InterruptedIOException
-import java.net.ConnectException
 import java.net.InetAddress
 import java.net.InetSocketAddress
-import java.net.NoRouteToHostException
 import java.net.Socket
 import java.net.SocketTimeoutException
 import java.net.UnknownHostException
@@ -29,7 +27,6 @@ import java.util.concurrent.TimeoutException
 import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicReference
 import javax.net.ssl.SNIHostName
-import javax.net.ssl.SSLException
 import javax.net.ssl.SSLSocket
 
 /**
@@ -89,7 +86,7 @@ internal class DiagnosisRunner(private val client: () -> OkHttpClient) {
         val deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMs)
         val plan = session.plan()
         if (!plan.networkAvailable) {
-            val text = session.report(DiagnosisMeasurements(emptyList(), emptyList(), emptyList(), 0u, false))
+            val text = session.report(Observations(emptyList(), emptyList(), emptyList(), 0u, false))
             return DiagnosisReport(text.json, text.text)
         }
         val threads = AtomicInteger()
@@ -112,29 +109,29 @@ internal class DiagnosisRunner(private val client: () -> OkHttpClient) {
     ): DiagnosisReport {
         val http = client()
         var timedOut = false
-        val probes = plan.lines.filter { it.probeAllowed }.map { line ->
-            line to pool.submit<ProbeCheck> { probe(http, line, minOf(left(deadline), plan.probeTimeoutMs.toLong())) }
+        val probes = plan.lines.filter { it.plan.probeAllowed }.map { line ->
+            line to pool.submit<ProbeObservation> { probe(http, line, minOf(left(deadline), plan.probeTimeoutMs.toLong())) }
         }
         val resolved = plan.hosts.filter { !it.literal }.associate { h ->
-            h.host to pool.submit<HostAnswer> { resolve(h.host) }
+            h.host to pool.submit<HostObservation> { resolve(h.host) }
         }
-        val checks = mutableListOf<Pair<AtomicReference<AddressCheck>, Future<AddressCheck>>>()
-        val answers = mutableListOf<HostAnswer>()
+        val checks = mutableListOf<Pair<AtomicReference<AddressObservation>, Future<AddressObservation>>>()
+        val answers = mutableListOf<HostObservation>()
         for (h in plan.hosts) {
             val addresses = if (h.literal) {
                 listOf(h.host)
             } else {
                 val answer = collect(resolved.getValue(h.host), deadline) { why ->
                     timedOut = timedOut || why == TIMEOUT
-                    HostAnswer(h.host, emptyList(), why, null)
+                    HostObservation(h.host, emptyList(), why, null)
                 }
                 answers += answer
                 (answer.addresses + h.httpdns).distinct()
             }
-            for (line in plan.lines.filter { it.host == h.host }) {
+            for (line in plan.lines.filter { it.plan.host == h.host }) {
                 for (addr in addresses.take(MAX_ADDRESSES)) {
-                    val progress = AtomicReference(AddressCheck(line.key, addr, null, TIMEOUT, null, null))
-                    checks += progress to pool.submit<AddressCheck> { connect(http, line, addr, deadline, progress) }
+                    val progress = AtomicReference(AddressObservation(line.key, addr, null, TIMEOUT, null, null))
+                    checks += progress to pool.submit<AddressObservation> { connect(http, line, addr, deadline, progress) }
                 }
             }
         }
@@ -149,14 +146,14 @@ internal class DiagnosisRunner(private val client: () -> OkHttpClient) {
         val probeChecks = probes.map { (line, f) ->
             collect(f, deadline) { why ->
                 timedOut = timedOut || why == TIMEOUT
-                ProbeCheck(line.key, null, null, why)
+                ProbeObservation(line.key, null, null, why)
             }
         }
         // Whatever ran into the deadline was cut by it, even if it noticed on its own.
         timedOut = timedOut || System.nanoTime() >= deadline
         val elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)
         val text = session.report(
-            DiagnosisMeasurements(answers, addressChecks, probeChecks, elapsed.toULong(), timedOut),
+            Observations(answers, addressChecks, probeChecks, elapsed.toULong(), timedOut),
         )
         return DiagnosisReport(text.json, text.text)
     }
@@ -171,13 +168,13 @@ internal class DiagnosisRunner(private val client: () -> OkHttpClient) {
         missing("internal_error")
     }
 
-    private fun resolve(host: String): HostAnswer {
+    private fun resolve(host: String): HostObservation {
         val t0 = System.nanoTime()
         return try {
             val list = Dns.SYSTEM.lookup(host).mapNotNull { it.hostAddress }
-            HostAnswer(host, list, null, ms(t0).toULong())
+            HostObservation(host, list, null, ms(t0).toULong())
         } catch (e: UnknownHostException) {
-            HostAnswer(host, emptyList(), "dns_failure", ms(t0).toULong())
+            HostObservation(host, emptyList(), "dns_failure", ms(t0).toULong())
         }
     }
 
@@ -187,34 +184,34 @@ internal class DiagnosisRunner(private val client: () -> OkHttpClient) {
         line: DiagnosisLine,
         addr: String,
         deadline: Long,
-        progress: AtomicReference<AddressCheck>,
-    ): AddressCheck {
+        progress: AtomicReference<AddressObservation>,
+    ): AddressObservation {
         val socket: Socket = http.socketFactory.createSocket()
         try {
             val t0 = System.nanoTime()
             try {
-                socket.connect(InetSocketAddress(InetAddress.getByName(addr), line.port.toInt()), timeoutOf(deadline))
+                socket.connect(InetSocketAddress(InetAddress.getByName(addr), line.plan.port.toInt()), timeoutOf(deadline))
             } catch (e: IOException) {
-                return AddressCheck(line.key, addr, null, code(e, connecting = true), null, null)
+                return AddressObservation(line.key, addr, null, FailureClassifier.diagnosisCode(e, connecting = true), null, null)
             }
             val tcpMs = ms(t0).toULong()
-            if (!line.tls) return AddressCheck(line.key, addr, tcpMs, null, null, null)
-            progress.set(AddressCheck(line.key, addr, tcpMs, null, null, TIMEOUT))
+            if (!line.plan.tls) return AddressObservation(line.key, addr, tcpMs, null, null, null)
+            progress.set(AddressObservation(line.key, addr, tcpMs, null, null, TIMEOUT))
             val t1 = System.nanoTime()
             return try {
-                val ssl = http.sslSocketFactory.createSocket(socket, line.host, line.port.toInt(), true) as SSLSocket
-                if (!isIpLiteral(line.host)) {
-                    ssl.sslParameters = ssl.sslParameters.apply { serverNames = listOf(SNIHostName(line.host)) }
+                val ssl = http.sslSocketFactory.createSocket(socket, line.plan.host, line.plan.port.toInt(), true) as SSLSocket
+                if (!isIpLiteral(line.plan.host)) {
+                    ssl.sslParameters = ssl.sslParameters.apply { serverNames = listOf(SNIHostName(line.plan.host)) }
                 }
                 ssl.soTimeout = timeoutOf(deadline)
                 ssl.startHandshake()
-                if (!http.hostnameVerifier.verify(line.host, ssl.session)) {
-                    AddressCheck(line.key, addr, tcpMs, null, null, "tls_failure (hostname_mismatch)")
+                if (!http.hostnameVerifier.verify(line.plan.host, ssl.session)) {
+                    AddressObservation(line.key, addr, tcpMs, null, null, "tls_failure (hostname_mismatch)")
                 } else {
-                    AddressCheck(line.key, addr, tcpMs, null, ms(t1).toULong(), null)
+                    AddressObservation(line.key, addr, tcpMs, null, ms(t1).toULong(), null)
                 }
             } catch (e: IOException) {
-                AddressCheck(line.key, addr, tcpMs, null, null, code(e, connecting = false))
+                AddressObservation(line.key, addr, tcpMs, null, null, FailureClassifier.diagnosisCode(e, connecting = false))
             }
         } finally {
             try {
@@ -224,19 +221,19 @@ internal class DiagnosisRunner(private val client: () -> OkHttpClient) {
         }
     }
 
-    private fun probe(http: OkHttpClient, line: DiagnosisLine, timeoutMs: Long): ProbeCheck {
+    private fun probe(http: OkHttpClient, line: DiagnosisLine, timeoutMs: Long): ProbeObservation {
         val t0 = System.nanoTime()
-        val call = http.newCall(Request.Builder().url(line.probeUrl).method(line.probeMethod, null).build())
+        val call = http.newCall(Request.Builder().url(line.plan.probeUrl).method(line.plan.probeMethod, null).build())
         call.timeout().timeout(timeoutMs.coerceAtLeast(1), TimeUnit.MILLISECONDS)
         return try {
-            call.execute().use { ProbeCheck(line.key, it.code.toUShort(), ms(t0).toULong(), null) }
+            call.execute().use { ProbeObservation(line.key, it.code.toUShort(), ms(t0).toULong(), null) }
         } catch (e: IOException) {
             val error = if (call.isCanceled() || e is InterruptedIOException && e !is SocketTimeoutException) {
                 "timeout"
             } else {
                 FailureClassifier.classify(e, call.isCanceled(), connected = false).wireName
             }
-            ProbeCheck(line.key, null, ms(t0).toULong(), error)
+            ProbeObservation(line.key, null, ms(t0).toULong(), error)
         }
     }
 
@@ -256,14 +253,5 @@ internal class DiagnosisRunner(private val client: () -> OkHttpClient) {
 
         /** Addresses tried per line (system and HTTPDNS answers together). */
         const val MAX_ADDRESSES = 8
-
-        /** A failure code for a socket-level exception (class name only, never its message). */
-        fun code(e: IOException, connecting: Boolean): String = when {
-            e is SSLException -> "tls_failure (${e.javaClass.simpleName})"
-            e is ConnectException -> "connect_refused"
-            e is NoRouteToHostException -> "no_route"
-            e is SocketTimeoutException -> if (connecting) "connect_timeout" else "tls_timeout"
-            else -> "io_error (${e.javaClass.simpleName})"
-        }
     }
 }

@@ -11,8 +11,9 @@ import javax.net.ssl.SSLException
 
 /**
  * The one place where a failure becomes an [AttemptOutcome]. The interceptor, the event
- * listener, WebSockets and the probe transport all ask it; none keeps a mapping of its own,
- * and what an outcome *means* (line fault or not, how much it counts) is the core's call.
+ * listener, WebSockets, the probe transport and the diagnosis all ask it; none keeps a
+ * mapping of its own, and what an outcome *means* (line fault or not, how much it counts)
+ * is the core's call.
  *
  * What it tells apart:
  * - before a connection: DNS failure, TLS failure, refused (or unreachable, or reset while
@@ -67,6 +68,23 @@ object FailureClassifier {
             AttemptOutcome.TLS_FAILURE -> ConnectFailureKind.TLS
             else -> null
         }
+
+    /**
+     * The diagnosis report's code for a socket-level failure while connecting to an address
+     * ([connecting]) or during the TLS handshake after it: the wire name of [classify]'s
+     * outcome, with two details the report keeps that outcomes do not — the exception class
+     * of a TLS failure (never its message) and no route to host — and a timeout in the
+     * handshake named `tls_timeout`.
+     */
+    internal fun diagnosisCode(e: Throwable, connecting: Boolean): String {
+        val outcome = classify(e, cancelled = false, connected = !connecting)
+        return when {
+            outcome == AttemptOutcome.TLS_FAILURE -> "${outcome.wireName} (${e.javaClass.simpleName})"
+            e is NoRouteToHostException -> "no_route"
+            !connecting && outcome == AttemptOutcome.READ_TIMEOUT -> "tls_timeout"
+            else -> outcome.wireName
+        }
+    }
 
     /** An unexpected end of stream anywhere in the cause chain (OkHttp's wording or an [EOFException]). */
     private fun isEndOfStream(e: Throwable): Boolean {

@@ -1,5 +1,6 @@
 package dev.linekit
 
+import dev.linekit.internal.IdempotencyKeys
 import okhttp3.Headers
 
 /**
@@ -24,15 +25,22 @@ object LineHeaders {
     @JvmStatic
     fun isPrivate(name: String): Boolean = name.regionMatches(0, PREFIX, 0, PREFIX.length, ignoreCase = true)
 
+    /** Whether [name] is one of the core's idempotency-key headers (its replay rule reads them). */
+    private fun isIdempotencyKey(name: String): Boolean {
+        for (key in IdempotencyKeys.NAMES) if (key.equals(name, ignoreCase = true)) return true
+        return false
+    }
+
     /**
-     * The private headers of [headers] in order, as `name\nvalue` pairs joined by `\n` (the
-     * form the core reads), or null when there are none (no allocation then).
+     * The headers of [headers] the core reads — the private ones and the idempotency keys —
+     * in order, as `name\nvalue` pairs joined by `\n` (the form the core reads), or null
+     * when there are none (no allocation then).
      */
-    internal fun privateOf(headers: Headers): String? {
+    internal fun routeHeadersOf(headers: Headers): String? {
         var out: StringBuilder? = null
         for (i in 0 until headers.size) {
             val name = headers.name(i)
-            if (!isPrivate(name)) continue
+            if (!isPrivate(name) && !isIdempotencyKey(name)) continue
             val b = out ?: StringBuilder().also { out = it }
             if (b.isNotEmpty()) b.append('\n')
             b.append(name).append('\n').append(headers.value(i))
@@ -40,7 +48,7 @@ object LineHeaders {
         return out?.toString()
     }
 
-    /** [pairs] in the same form as [privateOf]. */
+    /** [pairs] in the same form as [routeHeadersOf]. */
     internal fun pack(pairs: List<Pair<String, String>>): String? =
         if (pairs.isEmpty()) null else pairs.joinToString("\n") { (n, v) -> "$n\n$v" }
 }

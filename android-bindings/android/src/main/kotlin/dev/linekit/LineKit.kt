@@ -162,11 +162,11 @@ class LineKit private constructor(
      * Reports a WebSocket lifecycle event on a `ws` line and returns the outcome the core
      * attributed to it (null when it says nothing about the line, or the engine is closed).
      */
-    internal fun reportWs(biz: String, line: String, event: dev.linekit.ffi.WsEvent): AttemptOutcome? =
+    internal fun reportWs(biz: String, line: String, event: dev.linekit.ffi.core.WsEvent): AttemptOutcome? =
         opened { native.reportWs(biz, line, event) }?.let { AttemptOutcome.fromCode(it.toInt()) }
 
     /** The outcome the core would attribute to [event], without recording it. */
-    internal fun wsEventOutcome(event: dev.linekit.ffi.WsEvent): AttemptOutcome? =
+    internal fun wsEventOutcome(event: dev.linekit.ffi.core.WsEvent): AttemptOutcome? =
         opened { native.wsEventOutcome(event) }?.let { AttemptOutcome.fromCode(it.toInt()) }
 
     /** `thresholds.ws_stable_ms` in force (the last value read, once closed). */
@@ -277,6 +277,10 @@ class LineKit private constructor(
         private var defaultTransport: Boolean = true
         private var fallbackOnInvalidConfig: Boolean = false
 
+        init {
+            dev.linekit.internal.UniffiWarmUp.start()
+        }
+
         /** A plain JSON config. */
         fun configJson(json: String): Builder = apply { configJson = json }
 
@@ -334,15 +338,18 @@ class LineKit private constructor(
          * @throws LineKitException on an unusable argument.
          */
         fun build(): LineKit {
-            if (!fallbackOnInvalidConfig) LineKitConfigException.check(configJson, sealed, sealedKey)
+            // Before the first UniFFI call, so that the default transport (OkHttp's classes
+            // in a fresh process) is built while UniFFI binds on its warm-up thread.
+            val owned = if (defaultTransport) OkHttpTransport() else null
             val sink = traceSink?.let { f ->
                 object : TraceSink {
                     override fun emit(eventJson: String) = f(eventJson)
                 }
             }
-            val owned = if (defaultTransport) OkHttpTransport() else null
             val chosen: HttpTransport? = owned ?: transport
+            dev.linekit.internal.UniffiWarmUp.await()
             val native = try {
+                if (!fallbackOnInvalidConfig) LineKitConfigException.check(configJson, sealed, sealedKey)
                 NativeLineKit(configJson, sealed, sealedKey, storageDir?.absolutePath, sink, chosen)
             } catch (t: Throwable) {
                 owned?.close()

@@ -1,7 +1,6 @@
 package dev.linekit
 
 import dev.linekit.internal.Router
-import okhttp3.HttpUrl.Companion.toHttpUrlOrNull
 import okhttp3.Interceptor
 import okhttp3.Request
 import okhttp3.Response
@@ -13,20 +12,23 @@ import java.io.IOException
  * `OkHttpClient.Builder.lineKit(lineKit)`.
  *
  * For every attempt it asks the engine for a route (handing it the request's `X-Line-*`
- * headers, which the core reads), rebuilds the URL from the decision (scheme/host/port, or
- * a path prefix for converged hosts; path, query, method, body and other headers stay byte
- * for byte), removes every `X-Line-*` header and tags the request with a [RouteTag]. After
+ * and idempotency-key headers, which the core reads), applies the parts the decision
+ * changed to the request's parsed URL (scheme/host/port, plus a path prefix for converged
+ * hosts; path, query, method, body and other headers stay as they are), removes every
+ * `X-Line-*` header and tags the request with a [RouteTag]. After
  * the attempt it reports the outcome once — a failure as [FailureClassifier] names it, a
  * response by its status — with the timings the call's [LineKitEventListener] measured,
  * and the engine answers whether that was a line fault.
  *
  * In-call failover: after a line fault it retries on the next line, excluding the lines
- * already tried, up to `thresholds.max_retries` times — only for requests that may be
- * replayed ([isReplayable]), never once the call is cancelled or its call timeout fired.
+ * already tried, up to the route answer's retries — `thresholds.max_retries`, or 0 when the
+ * core's replay rule says the request may not be sent twice (a method that is not
+ * idempotent without an idempotency key, or a one-shot body) — never once the call is
+ * cancelled or its call timeout fired.
  * Line faults include failures after the request was sent: a stall past the read timeout,
  * a reset, a response cut off early.
  *
- * Bodies: for a replayable request on a line whose response declares a length up to
+ * Bodies: for a request that may be retried on a line whose response declares a length up to
  * `thresholds.buffer_body_max_bytes`, the whole body is read before the call returns, so a
  * short or broken body is a line fault retried on the next line. Any other body is handed
  * over as it streams, watched: a read failure in the app's hands is reported to the line
@@ -40,20 +42,20 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
     override fun intercept(chain: Interceptor.Chain): Response {
         val call = chain.call()
         val original = chain.request()
-        val privateHeaders = LineHeaders.privateOf(original.headers)
-        val base = if (privateHeaders != null) stripPrivate(original) else original
+        val routeHeaders = LineHeaders.routeHeadersOf(original.headers)
+        val base = if (routeHeaders != null) stripPrivate(original) else original
         val url = original.url.toString()
         if (original.header("Upgrade")?.equals("websocket", ignoreCase = true) == true) {
-            return WsUpgrade.intercept(lineKit, chain, base, url, privateHeaders)
+            return WsUpgrade.intercept(lineKit, chain, base, url, routeHeaders)
         }
         val router = lineKit.router
         val listener = call.tag(LineKitEventListener::class)
-        val replayable = isReplayable(base)
+        val oneShotBody = original.body?.isOneShot() == true
 
         var excluded: List<String> = emptyList()
         var attempt = 0
         while (true) {
-            val decision = router.route(url, original.method, privateHeaders, false, excluded)
+            val decision = router.route(url, original.method, routeHeaders, false, excluded, oneShotBody)
                 ?: return chain.proceed(base) // closed engine: pass through
             val tag = RouteTag(decision.reason, decision.biz, decision.line, attempt, excluded, decision.versionMismatch)
             if (tag.versionMismatch) lineKit.versionMismatchListener?.invoke(tag)
@@ -65,7 +67,7 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
             } catch (e: IOException) {
                 val outcome = FailureClassifier.classify(e, call.isCanceled(), listener?.connected)
                 val verdict = report(request, tag, outcome, null, listener, start, e)
-                if (verdict?.lineFault == true && mayRetry(decision, replayable, attempt, call)) {
+                if (verdict?.lineFault == true && mayRetry(decision, attempt, call)) {
                     excluded = excluded + decision.line!!
                     attempt++
                     continue
@@ -74,7 +76,7 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
             }
             val timings = timings(listener, start)
             val status = response.code
-            val buffered = decision.line != null && replayable && bufferable(request, response, decision.bufferBodyMaxBytes)
+            val buffered = decision.line != null && decision.maxRetries > 0 && bufferable(request, response, decision.bufferBodyMaxBytes)
             if (buffered) {
                 try {
                     readWholeBody(response)
@@ -82,7 +84,7 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
                     response.close()
                     val outcome = FailureClassifier.classify(e, call.isCanceled(), connected = true)
                     val verdict = report(request, tag, outcome, null, listener, start, e, timings(listener, start))
-                    if (verdict?.lineFault == true && mayRetry(decision, replayable, attempt, call)) {
+                    if (verdict?.lineFault == true && mayRetry(decision, attempt, call)) {
                         excluded = excluded + decision.line!!
                         attempt++
                         continue
@@ -92,7 +94,7 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
             }
             val version = decision.versionHeader?.let { response.header(it) }
             val verdict = report(request, tag, null, status, listener, start, null, timings, version)
-            if (verdict?.lineFault == true && mayRetry(decision, replayable, attempt, call)) {
+            if (verdict?.lineFault == true && mayRetry(decision, attempt, call)) {
                 response.close()
                 excluded = excluded + decision.line!!
                 attempt++
@@ -111,9 +113,12 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
         }
     }
 
-    /** Whether a line fault on this attempt may move the call to another line. */
-    private fun mayRetry(decision: RouteDecision, replayable: Boolean, attempt: Int, call: okhttp3.Call): Boolean =
-        decision.line != null && replayable && attempt < decision.maxRetries && !call.isCanceled()
+    /**
+     * Whether a line fault on this attempt may move the call to another line (the answer's
+     * retries are 0 when the core's replay rule forbids sending the request again).
+     */
+    private fun mayRetry(decision: RouteDecision, attempt: Int, call: okhttp3.Call): Boolean =
+        decision.line != null && attempt < decision.maxRetries && !call.isCanceled()
 
     private fun timings(listener: LineKitEventListener?, start: Long): AttemptTimings {
         val end = System.nanoTime()
@@ -143,29 +148,19 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
 
     /** Interceptor helpers. */
     companion object {
-        private val IDEMPOTENT = setOf("GET", "HEAD", "OPTIONS", "PUT", "DELETE")
-
         /**
-         * Whether a request may be sent again on another line: an idempotent method or an
-         * idempotency key, and a body that can be written twice.
+         * [request] without any `X-Line-*` header (names compared case-insensitively); the
+         * request itself when it has none.
          */
         @JvmStatic
-        fun isReplayable(request: Request): Boolean {
-            val body = request.body
-            if (body != null && body.isOneShot()) return false
-            return request.method in IDEMPOTENT ||
-                request.header("Idempotency-Key") != null ||
-                request.header("X-Transaction-Id") != null
-        }
-
-        /** [request] without any `X-Line-*` header (names compared case-insensitively). */
-        @JvmStatic
         fun stripPrivate(request: Request): Request {
-            val b = request.newBuilder()
-            for (name in request.headers.names()) {
-                if (LineHeaders.isPrivate(name)) b.removeHeader(name)
+            val headers = request.headers
+            var b: Request.Builder? = null
+            for (i in 0 until headers.size) {
+                val name = headers.name(i)
+                if (LineHeaders.isPrivate(name)) (b ?: request.newBuilder().also { b = it }).removeHeader(name)
             }
-            return b.build()
+            return b?.build() ?: request
         }
 
         /** Whether [response] carries a body of a declared length within [limit]. */
@@ -183,22 +178,14 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
             }
         }
 
+        /**
+         * The request of one attempt: [base] on the decision's target (the original URL
+         * when nothing changed or OkHttp rejects a part), tagged with [tag].
+         */
         internal fun rewrite(base: Request, decision: RouteDecision, tag: RouteTag): Request {
             val b = base.newBuilder().tag(RouteTag::class, tag)
-            if (decision.url != base.url.toString()) {
-                httpUrlOf(decision.url)?.let { b.url(it) }
-            }
+            decision.target?.applyTo(base.url)?.let { b.url(it) }
             return b.build()
         }
-
-        /**
-         * Parses a final URL for OkHttp. WebSocket lines are `ws://`/`wss://`, which OkHttp
-         * carries as `http://`/`https://` on the handshake request.
-         */
-        internal fun httpUrlOf(url: String): okhttp3.HttpUrl? = when {
-            url.startsWith("wss://", ignoreCase = true) -> "https://" + url.substring(6)
-            url.startsWith("ws://", ignoreCase = true) -> "http://" + url.substring(5)
-            else -> url
-        }.toHttpUrlOrNull()
     }
 }

@@ -1,6 +1,6 @@
 package dev.linekit
 
-import dev.linekit.ffi.WsEvent
+import dev.linekit.ffi.core.WsEvent
 import okhttp3.OkHttpClient
 import okhttp3.Request
 import okhttp3.Response

@@ -3,10 +3,10 @@ package dev.linekit
 import dev.linekit.ffi.HttpHeader
 import dev.linekit.ffi.HttpTransport
 import dev.linekit.ffi.TransportCompletion
-import dev.linekit.ffi.TransportFailure
-import dev.linekit.ffi.TransportKind
 import dev.linekit.ffi.TransportOutcome
 import dev.linekit.ffi.TransportRequest
+import dev.linekit.ffi.core.RequestKind
+import dev.linekit.ffi.core.TransportError
 import okhttp3.Call
 import okhttp3.Callback
 import okhttp3.ConnectionPool
@@ -77,7 +77,7 @@ class OkHttpTransport @JvmOverloads constructor(
     override fun start(request: TransportRequest, completion: TransportCompletion) {
         try {
             if (closed.get()) {
-                finish(request.id, completion, TransportOutcome.Failed(TransportFailure.CANCELLED))
+                finish(request.id, completion, TransportOutcome.Failed(TransportError.Cancelled))
                 return
             }
             val b = Request.Builder().url(request.url).method(request.method, null)
@@ -103,7 +103,7 @@ class OkHttpTransport @JvmOverloads constructor(
         } catch (e: Exception) {
             // A malformed URL or a rejected call: answer instead of letting it reach the runtime.
             calls.remove(request.id)
-            finish(request.id, completion, TransportOutcome.Failed(TransportFailure.OTHER))
+            finish(request.id, completion, TransportOutcome.Failed(TransportError.Other(e.javaClass.simpleName)))
         }
     }
 
@@ -145,26 +145,29 @@ class OkHttpTransport @JvmOverloads constructor(
         while (buffer.size <= maxBody && source.read(buffer, 8192) != -1L) {
             // Read up to one byte past the limit.
         }
-        if (buffer.size > maxBody) return TransportOutcome.Failed(TransportFailure.TOO_LARGE)
+        if (buffer.size > maxBody) return TransportOutcome.Failed(TransportError.TooLarge)
         return TransportOutcome.Response(response.code.toUShort(), buffer.readByteArray(), headersOf(response))
     }
 
     /** Config fetches may carry a larger (signed) document than probes and HTTPDNS answers. */
-    private fun maxBody(kind: TransportKind): Long = dev.linekit.ffi.transportMaxBodyBytes(kind).toLong()
+    private fun maxBody(kind: RequestKind): Long = dev.linekit.ffi.transportMaxBodyBytes(kind).toLong()
 
-    private fun failure(call: Call, e: IOException): TransportOutcome = TransportOutcome.Failed(
-        when (FailureClassifier.classify(e, call.isCanceled(), connected = null)) {
-            AttemptOutcome.DNS_FAILURE -> TransportFailure.DNS
-            AttemptOutcome.TLS_FAILURE -> TransportFailure.TLS
-            AttemptOutcome.CONNECT_REFUSED -> TransportFailure.CONNECT_REFUSED
-            AttemptOutcome.CONNECT_TIMEOUT -> TransportFailure.CONNECT_TIMEOUT
-            // The call timeout (the request's deadline) cancels the call; calls the engine
-            // cancelled itself are never answered (see finish).
-            AttemptOutcome.READ_TIMEOUT, AttemptOutcome.CANCELLED -> TransportFailure.TIMEOUT
-            AttemptOutcome.LOCAL_NETWORK -> TransportFailure.LOCAL_NETWORK
-            else -> TransportFailure.OTHER
-        },
-    )
+    private fun failure(call: Call, e: IOException): TransportOutcome {
+        val outcome = FailureClassifier.classify(e, call.isCanceled(), connected = null)
+        return TransportOutcome.Failed(
+            when (outcome) {
+                AttemptOutcome.DNS_FAILURE -> TransportError.Dns
+                AttemptOutcome.TLS_FAILURE -> TransportError.Tls
+                AttemptOutcome.CONNECT_REFUSED -> TransportError.ConnectRefused
+                AttemptOutcome.CONNECT_TIMEOUT -> TransportError.ConnectTimeout
+                // The call timeout (the request's deadline) cancels the call; calls the engine
+                // cancelled itself are never answered (see finish).
+                AttemptOutcome.READ_TIMEOUT, AttemptOutcome.CANCELLED -> TransportError.Timeout
+                AttemptOutcome.LOCAL_NETWORK -> TransportError.LocalNetwork
+                else -> TransportError.Other(outcome.wireName)
+            },
+        )
+    }
 
     /** The first [MAX_HEADERS] response headers, each value cut to [MAX_HEADER_VALUE] chars. */
     private fun headersOf(response: Response): List<HttpHeader> {

@@ -28,7 +28,6 @@ data class RouteTag(
  * @property reason why the engine routed it this way.
  * @property line chosen line id, if the request was put on a line.
  * @property biz owning business line, if any.
- * @property url the final URL to send (equal to the input when not rewritten).
  * @property versionMismatch the line's deployment fingerprint differs from the business
  *   line's reference.
  * @property versionHeader the response header whose value belongs in this attempt's report
@@ -38,13 +37,18 @@ class RouteDecision internal constructor(
     val reason: RouteReason,
     val line: String?,
     val biz: String?,
-    val url: String,
-    /** `thresholds.max_retries` of the config that made this decision. */
+    private val requestUrl: String,
+    /** The parts that changed, or null when the URL stays as it is. */
+    internal val target: dev.linekit.internal.RouteTarget?,
+    /** `thresholds.max_retries` of the config that made this decision; 0 when the core's replay rule forbids sending the request again. */
     internal val maxRetries: Int,
     /** `thresholds.buffer_body_max_bytes` of the config that made this decision. */
     internal val bufferBodyMaxBytes: Long,
     val versionMismatch: Boolean = false,
     val versionHeader: String? = null,
 ) {
+    /** The final URL to send (equal to the input when not rewritten). */
+    val url: String get() = target?.urlOf(requestUrl) ?: requestUrl
+
     override fun toString(): String = "RouteDecision(reason=${reason.wireName}, biz=$biz, line=$line)"
 }

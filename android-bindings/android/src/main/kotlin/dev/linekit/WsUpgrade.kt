@@ -1,6 +1,6 @@
 package dev.linekit
 
-import dev.linekit.ffi.WsEvent
+import dev.linekit.ffi.core.WsEvent
 import okhttp3.Interceptor
 import okhttp3.Request
 import okhttp3.Response
@@ -23,9 +23,9 @@ internal object WsUpgrade {
         chain: Interceptor.Chain,
         base: Request,
         url: String,
-        privateHeaders: String?,
+        routeHeaders: String?,
     ): Response {
-        val decision = lineKit.router.route(url, base.method, privateHeaders, true, emptyList())
+        val decision = lineKit.router.route(url, base.method, routeHeaders, true, emptyList())
             ?: return chain.proceed(base) // closed engine: pass through
         val tag = RouteTag(decision.reason, decision.biz, decision.line, 0, emptyList())
         val request = LineKitInterceptor.rewrite(base, decision, tag)

@@ -15,18 +15,22 @@ internal object NativeFast {
 
     /**
      * Routes one request; returns
-     * `"reason\nmaxRetries\nbufferBodyMaxBytes\nline\nbiz\nversionHeader\nversionMismatch\nurl"`
-     * (reason as its code, empty fields for none, `versionMismatch` `1` or empty).
-     * [privateHeaders] holds the request's `X-Line-*` headers as `name\nvalue` pairs joined
-     * by `\n`, [exclude] line ids joined by `\n`; either may be null.
+     * `"reason\nmaxRetries\nbufferBodyMaxBytes\nline\nbiz\nversionHeader\nversionMismatch\nscheme\nhost\nport\nprefix\nrestAt"`
+     * (reason as its code, empty fields for none, `versionMismatch` `1` or empty; the last
+     * five are the [RouteTarget] parts, all empty when the URL stays as it is; `maxRetries`
+     * is 0 when the core's replay rule forbids sending the request again).
+     * [routeHeaders] holds the request's `X-Line-*` and idempotency-key headers as
+     * `name\nvalue` pairs joined by `\n`, [exclude] line ids joined by `\n`; either may be
+     * null. [oneShotBody]: the request body cannot be written twice.
      */
     @JvmStatic
     external fun route(
         handle: Long,
         url: String,
         method: String,
-        privateHeaders: String?,
+        routeHeaders: String?,
         ws: Boolean,
+        oneShotBody: Boolean,
         exclude: String?,
     ): String
 

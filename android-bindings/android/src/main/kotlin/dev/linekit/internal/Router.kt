@@ -10,22 +10,29 @@ import dev.linekit.RouteReason
  * answer `null` once the engine is closed, so a closed engine degrades to pass-through.
  */
 internal class Router(private val handle: NativeHandle) {
+    /** Parsed line origins by their `scheme\nhost\nport` answer slice (see [RouteTarget.origin]). */
+    private val origins = OriginCache()
+
     /**
-     * Routes one request, or returns null when the engine is closed. [privateHeaders] is
-     * the request's `X-Line-*` headers as `name\nvalue` pairs joined by `\n` (null for
-     * none): the core reads them with its one header rule.
+     * Routes one request, or returns null when the engine is closed. [routeHeaders] is
+     * the request's `X-Line-*` and idempotency-key headers as `name\nvalue` pairs joined by
+     * `\n` (null for none): the core reads them with its one header rule. [oneShotBody]
+     * says the request body cannot be written twice; with the method and the key headers it
+     * lets the core decide whether the call may be replayed (the answer's retries are 0
+     * when not).
      */
     fun route(
         url: String,
         method: String,
-        privateHeaders: String?,
+        routeHeaders: String?,
         ws: Boolean,
         exclude: List<String>,
+        oneShotBody: Boolean = false,
     ): RouteDecision? {
         val joined = if (exclude.isEmpty()) null else exclude.joinToString("\n")
-        val packed = handle.use { NativeFast.route(it, url, method, privateHeaders, ws, joined) }
+        val packed = handle.use { NativeFast.route(it, url, method, routeHeaders, ws, oneShotBody, joined) }
             ?: return null
-        return unpack(packed)
+        return unpack(packed, url, origins)
     }
 
     /**
@@ -60,33 +67,80 @@ internal class Router(private val handle: NativeHandle) {
     /** The core's reading of one attempt: what it recorded and whether that is a line fault. */
     class Verdict(val outcome: AttemptOutcome, val lineFault: Boolean)
 
+    /**
+     * The origins of the lines routes went to, parsed once each. Lines come from the config
+     * (and `X-Line-Fixed-Host` values), so there are few; past [MAX] distinct ones the cache
+     * starts over rather than grow.
+     */
+    internal class OriginCache {
+        private val byKey = java.util.concurrent.ConcurrentHashMap<String, okhttp3.HttpUrl>()
+
+        /** The origin for [key], made by [make] on a miss (null: not cached, none). */
+        fun get(key: String, make: () -> okhttp3.HttpUrl?): okhttp3.HttpUrl? {
+            byKey[key]?.let { return it }
+            val origin = make() ?: return null
+            if (byKey.size >= MAX) byKey.clear()
+            byKey[key] = origin
+            return origin
+        }
+
+        private companion object {
+            const val MAX = 256
+        }
+    }
+
     companion object {
+        /** Fields in a route answer. */
+        private const val FIELDS = 12
+
         /**
-         * Parses
-         * `"reason\nmaxRetries\nbufferBodyMaxBytes\nline\nbiz\nversionHeader\nversionMismatch\nurl"`.
+         * Parses the answer for the request URL [url]:
+         * `"reason\nmaxRetries\nbufferBodyMaxBytes\nline\nbiz\nversionHeader\nversionMismatch\nscheme\nhost\nport\nprefix\nrestAt"`.
          */
-        fun unpack(packed: String): RouteDecision {
-            val a = packed.indexOf('\n')
-            val b = packed.indexOf('\n', a + 1)
-            val c = packed.indexOf('\n', b + 1)
-            val d = packed.indexOf('\n', c + 1)
-            val e = packed.indexOf('\n', d + 1)
-            val f = packed.indexOf('\n', e + 1)
-            val g = packed.indexOf('\n', f + 1)
-            check(a > 0 && b > a && c > b && d > c && e > d && f > e && g > f) { "linekit: malformed route answer" }
-            val reason = RouteReason.fromCode(decimal(packed, 0, a).toInt())
+        fun unpack(packed: String, url: String, origins: OriginCache = OriginCache()): RouteDecision {
+            // ends[i] is the index of the newline after field i (the length for the last).
+            val ends = IntArray(FIELDS)
+            var at = -1
+            for (i in 0 until FIELDS - 1) {
+                at = packed.indexOf('\n', at + 1)
+                check(at >= 0) { "linekit: malformed route answer" }
+                ends[i] = at
+            }
+            ends[FIELDS - 1] = packed.length
+            check(packed.indexOf('\n', at + 1) < 0) { "linekit: malformed route answer" }
+            fun start(i: Int) = if (i == 0) 0 else ends[i - 1] + 1
+            fun field(i: Int): String? = if (ends[i] == start(i)) null else packed.substring(start(i), ends[i])
+            val reason = RouteReason.fromCode(decimal(packed, 0, ends[0]).toInt())
                 ?: error("linekit: unknown reason code in a route answer")
-            val line = if (d == c + 1) null else packed.substring(c + 1, d)
-            val biz = if (e == d + 1) null else packed.substring(d + 1, e)
-            val versionHeader = if (f == e + 1) null else packed.substring(e + 1, f)
+            val target = if (ends[7] == start(7)) null else {
+                check(ends[8] > start(8)) { "linekit: malformed route answer" }
+                val port = if (ends[9] == start(9)) -1 else decimal(packed, start(9), ends[9]).toInt()
+                val origin = origins.get(packed.substring(start(7), ends[9])) {
+                    RouteTarget.originOf(packed.substring(start(7), ends[7]), packed.substring(start(8), ends[8]), port)
+                }
+                // A part OkHttp rejects leaves the URL as it is (the request path's fallback).
+                origin?.let {
+                    RouteTarget(it, schemeOf(packed, start(7), ends[7]), port, field(10) ?: "", decimal(packed, start(11), ends[11]).toInt())
+                }
+            }
             return RouteDecision(
-                reason, line, biz, packed.substring(g + 1),
-                maxRetries = decimal(packed, a + 1, b).toInt(),
-                bufferBodyMaxBytes = decimal(packed, b + 1, c),
-                versionMismatch = g == f + 2 && packed[f + 1] == '1',
-                versionHeader = versionHeader,
+                reason, field(3), field(4), url, target,
+                maxRetries = decimal(packed, start(1), ends[1]).toInt(),
+                bufferBodyMaxBytes = decimal(packed, start(2), ends[2]),
+                versionMismatch = ends[6] == start(6) + 1 && packed[start(6)] == '1',
+                versionHeader = field(5),
             )
         }
+
+        /** The scheme in `s[from, to)` as one of the shared literals (no substring for the usual ones). */
+        private fun schemeOf(s: String, from: Int, to: Int): String {
+            for (known in SCHEMES) {
+                if (to - from == known.length && s.regionMatches(from, known, 0, known.length)) return known
+            }
+            return s.substring(from, to)
+        }
+
+        private val SCHEMES = arrayOf("https", "http", "wss", "ws")
 
         /** The decimal number in `s[from, to)`, read in place (no substring). */
         private fun decimal(s: String, from: Int, to: Int): Long {

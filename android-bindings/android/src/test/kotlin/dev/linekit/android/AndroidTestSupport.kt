@@ -9,7 +9,6 @@ import org.robolectric.util.ReflectionHelpers
 import org.robolectric.shadows.ShadowNetwork
 import org.robolectric.shadows.ShadowNetworkCapabilities
 import org.robolectric.Shadows.shadowOf
-import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicLong
 
 /** A one-line config (version [version]) for a business line on `api.linekit.test`. */
@@ -110,17 +109,4 @@ fun <T> withSdkInt(sdk: Int, block: () -> T): T {
     } finally {
         ReflectionHelpers.setStaticField(Build.VERSION::class.java, "SDK_INT", real)
     }
-}
-
-/**
- * Polls [condition] every 10 ms for up to [timeoutMs] and returns whether it became true:
- * for work the engine does on its own threads (HTTPDNS queries against a local server).
- */
-fun eventually(timeoutMs: Long = 5_000, condition: () -> Boolean): Boolean {
-    val end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs)
-    while (System.nanoTime() < end) {
-        if (condition()) return true
-        Thread.sleep(10)
-    }
-    return condition()
 }

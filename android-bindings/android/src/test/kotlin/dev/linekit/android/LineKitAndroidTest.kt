@@ -65,6 +65,13 @@ class LineKitAndroidTest {
     /** Lets the coalescing window (1 s on the main looper) close. */
     private fun settle() = shadowOf(Looper.getMainLooper()).idleFor(Duration.ofMillis(LineKitAndroid.DEFAULT_COALESCE_MS))
 
+    /** Lets the coalescing window close, then checks the network the core holds, key by key. */
+    private fun assertSettledNetwork(vararg expected: Pair<String, Any?>) {
+        settle()
+        val net = lineKit.networkJson()
+        for ((key, value) in expected) assertEquals("$key in $net", value, net[key])
+    }
+
     @Test
     fun `attach without ACCESS_NETWORK_STATE fails with a message naming the permission`() {
         shadowOf(app).denyPermissions(Manifest.permission.ACCESS_NETWORK_STATE)
@@ -103,22 +110,13 @@ class LineKitAndroidTest {
         // The platform already knows the network is validated; onAvailable must not ask.
         shadowOf(connectivity).setNetworkCapabilities(n, capabilities(listOf(TRANSPORT_WIFI), validated = true))
         callback().onAvailable(n)
-        settle()
-        var net = lineKit.networkJson()
-        assertEquals(n.networkHandle, net["handle"])
-        assertEquals(false, net["validated"])
-        assertEquals("not_validated", net["httpdns_bypass"])
+        assertSettledNetwork("handle" to n.networkHandle, "validated" to false, "httpdns_bypass" to "not_validated")
 
         callback().onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_WIFI), validated = true))
-        settle()
-        net = lineKit.networkJson()
-        assertEquals(true, net["validated"])
-        assertEquals("wifi", net["transport"])
-        assertNull(net["httpdns_bypass"])
+        assertSettledNetwork("validated" to true, "transport" to "wifi", "httpdns_bypass" to null)
 
         callback().onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_WIFI), validated = false))
-        settle()
-        assertEquals(false, lineKit.networkJson()["validated"])
+        assertSettledNetwork("validated" to false)
     }
 
     @Test
@@ -127,17 +125,10 @@ class LineKitAndroidTest {
         val n = network(102)
         callback().onAvailable(n)
         callback().onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_CELLULAR, TRANSPORT_VPN), validated = true))
-        settle()
-        var net = lineKit.networkJson()
-        assertEquals(true, net["vpn"])
-        assertEquals("cellular", net["transport"])
-        assertEquals("vpn", net["httpdns_bypass"])
+        assertSettledNetwork("vpn" to true, "transport" to "cellular", "httpdns_bypass" to "vpn")
 
         callback().onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_CELLULAR), validated = true))
-        settle()
-        net = lineKit.networkJson()
-        assertEquals(false, net["vpn"])
-        assertNull(net["httpdns_bypass"])
+        assertSettledNetwork("vpn" to false, "httpdns_bypass" to null)
     }
 
     @Test
@@ -147,20 +138,13 @@ class LineKitAndroidTest {
         callback().onAvailable(n)
         callback().onCapabilitiesChanged(n, capabilities(listOf(TRANSPORT_WIFI), validated = true))
         callback().onLinkPropertiesChanged(n, linkProperties(privateDnsActive = true, privateDnsServer = "dns.example"))
-        settle()
-        var net = lineKit.networkJson()
-        assertEquals("strict", net["private_dns"])
-        assertEquals("strict_private_dns", net["httpdns_bypass"])
+        assertSettledNetwork("private_dns" to "strict", "httpdns_bypass" to "strict_private_dns")
 
         callback().onLinkPropertiesChanged(n, linkProperties(privateDnsActive = true))
-        settle()
-        net = lineKit.networkJson()
-        assertEquals("opportunistic", net["private_dns"])
-        assertNull(net["httpdns_bypass"])
+        assertSettledNetwork("private_dns" to "opportunistic", "httpdns_bypass" to null)
 
         callback().onLinkPropertiesChanged(n, linkProperties(privateDnsActive = false))
-        settle()
-        assertEquals("off", lineKit.networkJson()["private_dns"])
+        assertSettledNetwork("private_dns" to "off")
     }
 
     @Test
@@ -172,16 +156,10 @@ class LineKitAndroidTest {
         val link = LinkProperties()
         link.httpProxy = ProxyInfo.buildDirectProxy("proxy.example", 3128)
         callback().onLinkPropertiesChanged(n, link)
-        settle()
-        var net = lineKit.networkJson()
-        assertEquals(true, net["proxy"])
-        assertEquals("proxy", net["httpdns_bypass"])
+        assertSettledNetwork("proxy" to true, "httpdns_bypass" to "proxy")
 
         callback().onLinkPropertiesChanged(n, LinkProperties())
-        settle()
-        net = lineKit.networkJson()
-        assertEquals(false, net["proxy"])
-        assertNull(net["httpdns_bypass"])
+        assertSettledNetwork("proxy" to false, "httpdns_bypass" to null)
     }
 
     @Test
@@ -196,17 +174,10 @@ class LineKitAndroidTest {
         callback().onAvailable(cell)
         callback().onCapabilitiesChanged(cell, capabilities(listOf(TRANSPORT_CELLULAR), validated = true))
         callback().onLost(wifi)
-        settle()
-        var net = lineKit.networkJson()
-        assertEquals(cell.networkHandle, net["handle"])
-        assertEquals(true, net["validated"])
-        assertEquals("cellular", net["transport"])
+        assertSettledNetwork("handle" to cell.networkHandle, "validated" to true, "transport" to "cellular")
 
         callback().onLost(cell)
-        settle()
-        net = lineKit.networkJson()
-        assertEquals(0L, net["handle"])
-        assertEquals("no_network", net["httpdns_bypass"])
+        assertSettledNetwork("handle" to 0L, "httpdns_bypass" to "no_network")
         assertNull(monitor!!.defaultNetwork)
     }
 

@@ -3,6 +3,7 @@ package dev.linekit.android
 import dev.linekit.LineKit
 import dev.linekit.LineKitDns
 import dev.linekit.LineKitInterceptor
+import dev.linekit.eventually
 import mockwebserver3.Dispatcher
 import mockwebserver3.MockResponse
 import mockwebserver3.MockWebServer

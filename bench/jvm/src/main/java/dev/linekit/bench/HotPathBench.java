@@ -74,7 +74,7 @@ public class HotPathBench {
   }
 
   static RouteDecision routeAndReport(Router router) {
-    RouteDecision d = router.route(URL, "GET", null, false, Collections.emptyList());
+    RouteDecision d = router.route(URL, "GET", null, false, Collections.emptyList(), false);
     router.report(d.getBiz(), d.getLine(), false, null, 200, TIMINGS, null);
     return d;
   }

@@ -27,8 +27,10 @@ import org.openjdk.jmh.annotations.TearDown;
 /**
  * The CPU cost Linekit adds to one request, without the network: the interceptor (route,
  * URL rewrite, tag, report) plus the listener events of a pooled-connection exchange,
- * over a chain that answers at once. {@code baseline} is the same chain without Linekit.
- * Compare the difference with {@link InterceptorBench#plainLoopback}.
+ * over a chain that answers at once. {@code baseline} is the same chain without Linekit,
+ * {@code interceptStaticList} the same chain through the hand-written
+ * {@link StaticListFailover} peer (same logical URL rewritten onto the same line).
+ * Compare the difference with {@link InterceptorBench} ({@code client=plain}).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
@@ -36,6 +38,7 @@ import org.openjdk.jmh.annotations.TearDown;
 public class InterceptorOverheadBench {
   LineKit jni;
   LineKitInterceptor viaJni;
+  StaticListFailover staticList;
   OkHttpClient client;
   Request logical;
 
@@ -45,6 +48,8 @@ public class InterceptorOverheadBench {
         + "\"match\":[\"api.linekit.test\"],\"http\":[{\"id\":\"lo\",\"url\":\"http://127.0.0.1:9\"}]}}}";
     jni = new LineKit.Builder().configJson(config).build();
     viaJni = new LineKitInterceptor(jni);
+    staticList = new StaticListFailover(
+        java.util.List.of(okhttp3.HttpUrl.get("http://127.0.0.1:9/")), 3, 30_000);
     client = new OkHttpClient();
     logical = new Request.Builder().url("http://api.linekit.test/api/v1/ticker?symbol=BTC").build();
   }
@@ -106,6 +111,11 @@ public class InterceptorOverheadBench {
   @Benchmark
   public Response interceptJni() throws IOException {
     return run(viaJni);
+  }
+
+  @Benchmark
+  public Response interceptStaticList() throws IOException {
+    return run(staticList);
   }
 
 }

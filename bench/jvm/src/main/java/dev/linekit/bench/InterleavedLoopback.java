@@ -1,5 +1,8 @@
 package dev.linekit.bench;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * A hand harness complementing JMH: the four loopback clients of {@link InterceptorBench}
  * measured INTERLEAVED (request by request, so machine load hits them alike), after a
@@ -9,22 +12,22 @@ public final class InterleavedLoopback {
   public static void main(String[] args) throws Exception {
     InterceptorBench b = new InterceptorBench();
     b.setUp();
-    long[] t = new long[4];
-    okhttp3.OkHttpClient[] clients = {b.plain, b.viaJni, b.listenerOnly, b.interceptorOnly};
-    okhttp3.Request[] reqs = {b.direct, b.logical, b.direct, b.logical};
+    List<InterceptorBench.Target> targets = new ArrayList<>(b.targets.values());
+    long[] t = new long[targets.size()];
     for (int round = 0; round < 2; round++) { // round 0 warms up, round 1 is measured
       java.util.Arrays.fill(t, 0);
       for (int i = 0; i < 20000; i++) {
-        for (int c = 0; c < 4; c++) {
+        for (int c = 0; c < t.length; c++) {
           long s = System.nanoTime();
-          InterceptorBench.get(clients[c], reqs[c]);
+          targets.get(c).get();
           t[c] += System.nanoTime() - s;
         }
       }
     }
-    String[] names = {"plain", "lineKitJni", "listenerOnly", "interceptorOnly"};
-    for (int c = 0; c < 4; c++) {
-      System.out.printf("%-16s mean=%.1fus pooled=%d%n", names[c], t[c] / 20000 / 1000.0, clients[c].connectionPool().connectionCount());
+    List<String> names = new ArrayList<>(b.targets.keySet());
+    for (int c = 0; c < t.length; c++) {
+      System.out.printf("%-16s mean=%.1fus pooled=%d%n", names.get(c), t[c] / 20000 / 1000.0,
+          targets.get(c).client().connectionPool().connectionCount());
     }
     b.tearDown();
     System.exit(0);

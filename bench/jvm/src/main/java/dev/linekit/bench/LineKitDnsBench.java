@@ -4,12 +4,10 @@ import com.sun.net.httpserver.HttpServer;
 import dev.linekit.LineKit;
 import dev.linekit.PrivateDnsMode;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -90,18 +88,9 @@ public class LineKitDnsBench {
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
-    System.setProperty("sun.net.httpserver.nodelay", "true");
-    provider = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), 16);
     byte[] body = ("{\"host\":\"" + HOST + "\",\"ips\":[\"47.118.227.108\",\"47.118.227.111\"],"
         + "\"ipsv6\":[\"240e:960:c00:e:3::3ef\"],\"ttl\":3600}").getBytes(StandardCharsets.UTF_8);
-    provider.createContext("/", exchange -> {
-      exchange.getRequestBody().readAllBytes();
-      exchange.sendResponseHeaders(200, body.length);
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(body);
-      }
-    });
-    provider.start();
+    provider = LoopbackServer.start(body, 16, null);
     String cfg = config(provider.getAddress().getPort());
     jni = new LineKit.Builder().configJson(cfg).build();
     jni.onNetworkChanged(100L, true, false, PrivateDnsMode.OFF, false, "wifi");

@@ -14,18 +14,12 @@ public final class ProfileLoopback {
     long seconds = args.length > 1 ? Long.parseLong(args[1]) : 20;
     InterceptorBench b = new InterceptorBench();
     b.setUp();
-    okhttp3.OkHttpClient client;
-    okhttp3.Request req;
-    switch (which) {
-      case "plain" -> { client = b.plain; req = b.direct; }
-      case "interceptorOnly" -> { client = b.interceptorOnly; req = b.logical; }
-      case "listenerOnly" -> { client = b.listenerOnly; req = b.direct; }
-      default -> { client = b.viaJni; req = b.logical; }
-    }
+    InterceptorBench.Target target = b.targets.get(which);
+    if (target == null) throw new IllegalArgumentException("unknown client " + which + ": " + b.targets.keySet());
     long end = System.nanoTime() + seconds * 1_000_000_000L;
     long n = 0;
     while (System.nanoTime() < end) {
-      InterceptorBench.get(client, req);
+      target.get();
       n++;
     }
     System.out.printf("%s: %d requests, %.1f us each%n", which, n, seconds * 1e6 / n);

@@ -4,11 +4,8 @@ import com.sun.management.OperatingSystemMXBean;
 import com.sun.net.httpserver.HttpServer;
 import dev.linekit.LineKit;
 import dev.linekit.OkHttpClientsKt;
-import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -101,24 +98,9 @@ public final class RequestOverhead {
     String out = args.length > 0 ? args[0] : null;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 20;
     int perCaller = args.length > 2 ? Integer.parseInt(args[2]) : 1000;
-    System.setProperty("sun.net.httpserver.nodelay", "true");
-    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), 0), 64);
-    server.setExecutor(Executors.newFixedThreadPool(8));
     byte[] body = "{\"symbol\":\"BTC\",\"price\":\"97000.1\"}".getBytes(StandardCharsets.UTF_8);
-    server.createContext("/", exchange -> {
-      exchange.getRequestBody().readAllBytes();
-      if ("HEAD".equals(exchange.getRequestMethod())) { // Linekit's start-up probe
-        exchange.sendResponseHeaders(200, -1);
-        exchange.close();
-        return;
-      }
-      exchange.sendResponseHeaders(200, body.length);
-      try (OutputStream o = exchange.getResponseBody()) {
-        o.write(body);
-      }
-    });
-    server.start();
-    String origin = "http://127.0.0.1:" + server.getAddress().getPort();
+    HttpServer server = LoopbackServer.start(body, 64, Executors.newFixedThreadPool(8));
+    String origin = LoopbackServer.origin(server);
     String config = "{\"version\":1,\"allow_cleartext\":true,\"trace\":{\"sample_rate\":0.01},"
         + "\"biz_lines\":{\"spot\":{\"match\":[\"api.linekit.test\"],\"http\":[{\"id\":\"lo\",\"url\":\"" + origin + "\"}]}}}";
     LineKit kit = new LineKit.Builder().configJson(config).build();
