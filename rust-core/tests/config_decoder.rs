@@ -19,7 +19,7 @@ const EVERY_FIELD: &str = r#"{
     "open_cooldown_ms": 31000, "revive_interval_ms": 610000, "max_retries": 2,
     "detect_jitter_ms": 29000, "startup_detect_delay_ms": 3100, "probe_budget_per_min": 21,
     "ws_stable_ms": 31000, "buffer_body_max_bytes": 1000, "slow_switch_count": 4,
-    "slow_switch_ms": 3100, "urgent_jitter_ms": 1100
+    "slow_switch_ms": 3100, "urgent_jitter_ms": 1100, "read_fault_hold_ms": 61000
   },
   "biz_lines": {
     "spot": {
