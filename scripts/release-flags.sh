@@ -36,16 +36,25 @@ LINEKIT_RELEASE_CARGO_ARGS=(
 # - direct calls to the library's own functions on x86_64 (`-Z plt=yes`: that target
 #   defaults to calling every function through a GOT slot, which lld does not relax here;
 #   ARM calls directly anyway);
+# - a frame pointer in every function that calls another (`force-frame-pointers=non-leaf`,
+#   AArch64's default already; an unstable value, hence `-Z unstable-options`): on x86_64
+#   the unwind entry of such a function then describes the frame once from the frame
+#   pointer instead of following every push, pop and stack adjustment;
 # - no LLVM machine outliner (on by default for AArch64 at opt-level "z"): it saves 87 KB
 #   of code but its ~4,000 outlined functions cost 104 KB of unwind entries and tables;
-# - derived `Debug` prints the type or variant name only (`fmt-debug=shallow`): nothing the
-#   library returns or logs formats a derived `Debug` (state and traces are serde, errors
-#   Display, quoted strings keep their `{:?}`);
+# - AArch64's homogeneous prologues and epilogues (`-homogeneous-prolog-epilog`, an LLVM
+#   option of the AArch64 backend, ignored by the others): the register saves and
+#   restores of a function are calls to a few shared helpers instead of inline code, and
+#   each function's unwind entry still describes its frame (examples/ffi_panic unwinds
+#   through them);
+# - no `Debug` output (`fmt-debug=none`): nothing the library returns or logs formats
+#   `{:?}` (state and traces are serde, errors Display; the one quoted name in a wire
+#   enum's parse error is quoted by hand), so derived and std `Debug` code is left out;
 # - curve25519-dalek's portable 64-bit backend on x86_64 as on ARM (no AVX2 copy next to
 #   it): Ed25519 only verifies remote configs, a few times a day;
 # - the portable constant-time AES and POLYVAL on x86 as on ARM (no AES-NI/CLMUL copy):
 #   AES opens the sealed config once and encrypts DNSPod queries of a few dozen bytes.
-LINEKIT_RELEASE_RUSTFLAGS="-Zlocation-detail=none -C link-arg=-Wl,--icf=all -Zpanic-in-drop=abort -Cforce-unwind-tables=no -Zplt=yes -Cllvm-args=-enable-machine-outliner=never -Zfmt-debug=shallow --cfg curve25519_dalek_backend=\"serial\" --cfg aes_force_soft --cfg polyval_force_soft"
+LINEKIT_RELEASE_RUSTFLAGS="-Zlocation-detail=none -C link-arg=-Wl,--icf=all -Zpanic-in-drop=abort -Cforce-unwind-tables=no -Zplt=yes -Zunstable-options -Cforce-frame-pointers=non-leaf -Cllvm-args=-enable-machine-outliner=never -Cllvm-args=-homogeneous-prolog-epilog -Zfmt-debug=none --cfg curve25519_dalek_backend=\"serial\" --cfg aes_force_soft --cfg polyval_force_soft"
 
 # Runs cargo (or `cargo ndk`) with the environment the release build needs. RUSTFLAGS only
 # reach the target's crates (and std) because the build always names --target; extra link
