@@ -182,6 +182,7 @@ so_sizes() {
       run=("$(arm_qemu "$t")" -L "/usr/$(arm_prefix "$t")")
     fi
     LINEKIT_LINK_RUSTFLAGS=$(size_link_flags "$t")
+    LINEKIT_TARGET_RUSTFLAGS=$(linekit_target_rustflags "$t")
     echo "== release liblinekit.so for $t" >&2
     linekit_release_cargo cargo build --target "$t" "${LINEKIT_RELEASE_CARGO_ARGS[@]}" >&2
     so="$tdir/$t/release/liblinekit.so"
