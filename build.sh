@@ -148,10 +148,15 @@ size_targets() { echo "${ARM_TARGETS[@]}" "$(rustc -vV | sed -n 's/^host: //p')"
 # through gcc's -fuse-ld) and 16 KB max page size, as NDK r28+ links Android libraries, and
 # packed relative relocations: RELR, the format glibc loads, where the Android release
 # packs them in Android's own format (scripts/android-build.sh).
+# On x86_64 the stand-in also compiles for the instruction set the x86_64-linux-android
+# target assumes (SSE4.2 and POPCNT; the Linux target assumes only SSE2).
 size_link_flags() {
-  local gcc_ld
+  local gcc_ld isa=""
   gcc_ld="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | sed -n 's/^host: //p')/bin/gcc-ld"
-  echo "-C link-arg=-fuse-ld=lld -C link-arg=-B$gcc_ld -C link-arg=-Wl,-z,max-page-size=16384 -C link-arg=-Wl,-z,pack-relative-relocs"
+  case $1 in
+    x86_64-*) isa=" -C target-feature=+sse3,+ssse3,+sse4.1,+sse4.2,+popcnt" ;;
+  esac
+  echo "-C link-arg=-fuse-ld=lld -C link-arg=-B$gcc_ld -C link-arg=-Wl,-z,max-page-size=16384 -C link-arg=-Wl,-z,pack-relative-relocs$isa"
 }
 
 so_sizes() {
@@ -182,6 +187,7 @@ so_sizes() {
       run=("$(arm_qemu "$t")" -L "/usr/$(arm_prefix "$t")")
     fi
     LINEKIT_LINK_RUSTFLAGS=$(size_link_flags "$t")
+    LINEKIT_TARGET_RUSTFLAGS=$(linekit_target_rustflags "$t")
     echo "== release liblinekit.so for $t" >&2
     linekit_release_cargo cargo build --target "$t" "${LINEKIT_RELEASE_CARGO_ARGS[@]}" >&2
     so="$tdir/$t/release/liblinekit.so"

@@ -11,7 +11,9 @@ out=$1
 platform=$2
 shift 2
 linekit_ensure_rust_src
-abis=()
-for abi in "$@"; do abis+=(-t "$abi"); done
 LINEKIT_LINK_RUSTFLAGS="-C link-arg=-Wl,--pack-dyn-relocs=android"
-linekit_release_cargo cargo ndk "${abis[@]}" --platform "$platform" -o "$out" build "${LINEKIT_RELEASE_CARGO_ARGS[@]}"
+# One cargo-ndk run per ABI: each target has its own rustc flags (linekit_target_rustflags).
+for abi in "$@"; do
+  LINEKIT_TARGET_RUSTFLAGS=$(linekit_target_rustflags "$abi")
+  linekit_release_cargo cargo ndk -t "$abi" --platform "$platform" -o "$out" build "${LINEKIT_RELEASE_CARGO_ARGS[@]}"
+done

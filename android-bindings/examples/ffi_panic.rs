@@ -7,6 +7,13 @@
 //! and `set_downgrade` (which emits a trace event) is called through the same
 //! `uniffi_linekit_fn_method_*` symbols that the generated Kotlin calls through JNA.
 //!
+//! The last check frees the engine while a probe is in flight on a transport whose
+//! `cancel` panics (a Kotlin `HttpTransport.cancel` that throws): the engine's `Drop`
+//! closes it, which cancels the probe; the panic must be caught before it leaves the
+//! `drop`, and the free call still succeeds. The shipped library aborts on a panic that
+//! leaves a `drop` (`-Z panic-in-drop=abort`), so this proves that a throwing callback on
+//! the close path cannot take the app down.
+//!
 //! A test binary always unwinds whatever the profile says, so only a program can prove
 //! that the *release* build (profile, `panic` strategy, std build) still catches panics:
 //! `./build.sh size` builds this example with exactly the flags of the shipped `.so` and
@@ -14,9 +21,13 @@
 //! `cargo test`. Exit status 0 means every check held; a release build that aborts on
 //! panic dies here with SIGABRT.
 
-use linekit::{NativeLineKit, TraceSink, UniFfiTag};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use linekit::{
+    HttpTransport, NativeLineKit, TraceSink, TransportCompletion, TransportRequest, UniFfiTag,
+};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::ThreadId;
+use std::time::{Duration, Instant};
 use uniffi::{Lower, RustCallStatus, RustCallStatusCode};
 
 extern "C" {
@@ -48,34 +59,60 @@ const CONFIG: &str = r#"{
   "version": 1,
   "biz_lines": {"spot": {"match": ["api.example.com"],
                          "http": [{"id": "a", "url": "https://a.example.com"}]}},
+  "thresholds": {"startup_detect_delay_ms": 1, "detect_jitter_ms": 1},
   "trace": {"sample_rate": 1.0}
 }"#;
 
 /// What UniFFI's callback glue does when the foreign `emit` throws: once armed (after
-/// the engine is built, whose start-up event must not panic outside a call).
-struct ThrowingSink(Arc<AtomicBool>);
+/// the engine is built, whose start-up event must not panic outside a call), on the
+/// armed thread only (the runtime thread's probe events pass).
+struct ThrowingSink(Arc<Mutex<Option<ThreadId>>>);
 
 impl TraceSink for ThrowingSink {
     fn emit(&self, _event_json: String) {
-        if self.0.load(Ordering::SeqCst) {
+        if *self.0.lock().unwrap_or_else(|e| e.into_inner()) == Some(std::thread::current().id()) {
             panic!("Callback interface failure: java.lang.RuntimeException from TraceSink.emit");
         }
     }
 }
 
+/// Keeps every probe in flight (never completes it) and throws from `cancel`, which the
+/// engine calls for each in-flight request when it closes.
+#[derive(Default)]
+struct HangingTransport {
+    started: Arc<AtomicUsize>,
+    held: Mutex<Vec<Arc<TransportCompletion>>>,
+}
+
+impl HttpTransport for HangingTransport {
+    fn start(&self, _request: TransportRequest, completion: Arc<TransportCompletion>) {
+        self.held
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(completion);
+        self.started.fetch_add(1, Ordering::SeqCst);
+    }
+
+    fn cancel(&self, _id: u64) {
+        panic!("Callback interface failure: java.lang.RuntimeException from HttpTransport.cancel");
+    }
+}
+
 /// Runs every check; `Err` says which one failed.
 pub fn check() -> Result<(), String> {
-    let armed = Arc::new(AtomicBool::new(false));
+    let armed = Arc::new(Mutex::new(None));
+    let transport = HangingTransport::default();
+    let started = transport.started.clone();
     let kit = NativeLineKit::new(
         Some(CONFIG.into()),
         None,
         None,
         None,
         Some(Box::new(ThrowingSink(armed.clone()))),
-        None,
+        Some(Box::new(transport)),
     )
     .map_err(|e| format!("engine: {e}"))?;
-    armed.store(true, Ordering::SeqCst);
+    *armed.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::thread::current().id());
     let handle = <Arc<NativeLineKit> as Lower<UniFfiTag>>::lower(kit).as_raw();
 
     for attempt in 1..=3 {
@@ -109,17 +146,30 @@ pub fn check() -> Result<(), String> {
             status.code
         ));
     }
+    // The start-up probe is in flight (bounded wait: the runtime thread starts it).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while started.load(Ordering::SeqCst) == 0 {
+        if Instant::now() > deadline {
+            return Err("the start-up probe never started".to_string());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let mut status = RustCallStatus::default();
-    // SAFETY: the handle is released exactly once, here.
+    // SAFETY: the handle is released exactly once, here; the drop closes the engine,
+    // which cancels the probe, whose `cancel` panics.
     unsafe { uniffi_linekit_fn_free_nativelinekit(handle, &mut status) };
     if status.code != RustCallStatusCode::Success {
         return Err(format!("free: status {:?}", status.code));
     }
     println!(
-        "ffi_panic: 3 panics caught at the UniFFI boundary; ws_stable_ms = {stable} afterwards"
+        "ffi_panic: 3 panics caught at the UniFFI boundary; ws_stable_ms = {stable} afterwards; \
+         a panicking cancel while the engine closed on free was caught too"
     );
     Ok(())
 }
+
+/// Panics [`check`] causes: 3 calls, and the cancel during the drop.
+pub const EXPECTED_PANICS: usize = 4;
 
 /// Silences the default hook (which would print each expected panic) and counts them.
 pub fn count_panics() -> Arc<AtomicUsize> {
@@ -139,8 +189,8 @@ fn main() {
         std::process::exit(1);
     }
     let n = panics.load(Ordering::Relaxed);
-    if n != 3 {
-        eprintln!("ffi_panic: expected 3 panics, saw {n}");
+    if n != EXPECTED_PANICS {
+        eprintln!("ffi_panic: expected {EXPECTED_PANICS} panics, saw {n}");
         std::process::exit(1);
     }
 }

@@ -11,5 +11,5 @@ use std::sync::atomic::Ordering;
 fn a_panic_inside_a_uniffi_call_is_an_error_status_and_the_engine_carries_on() {
     let panics = ffi_panic::count_panics();
     assert_eq!(ffi_panic::check(), Ok(()));
-    assert_eq!(panics.load(Ordering::Relaxed), 3);
+    assert_eq!(panics.load(Ordering::Relaxed), ffi_panic::EXPECTED_PANICS);
 }

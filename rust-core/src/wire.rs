@@ -64,7 +64,11 @@ pub fn unknown_name(kind: &str, s: &str, names: &[&str], listing: Listing) -> St
         }
         _ => format!("one of {}", names.join(", ")),
     };
-    format!("unknown {kind} {s:?} (expected {expected})")
+    // Quoted by hand, not with `{s:?}`: the release build prints no `Debug` output.
+    format!(
+        "unknown {kind} \"{}\" (expected {expected})",
+        s.escape_debug()
+    )
 }
 
 /// Declares a wire enum: `Variant = "wire_name",` per line, each with its `///` doc.

@@ -211,7 +211,8 @@ pub struct LineConfig {
     pub weight: u32,
 }
 
-fn default_weight() -> u32 {
+/// The `weight` of a line that names none.
+pub(crate) fn default_weight() -> u32 {
     100
 }
 
@@ -231,7 +232,8 @@ pub struct MergeHost {
     pub rate: f64,
 }
 
-fn default_rate() -> f64 {
+/// The `rate` of a merge host that names none.
+pub(crate) fn default_rate() -> f64 {
     1.0
 }
 

@@ -9,12 +9,18 @@
 //! 3. the semantic rules (module `config::rules`) over that copy (URLs, ranges, uniqueness,
 //!    cross references), silent wherever step 2 already reported a problem.
 //!
-//! Only when nothing was found is the value deserialized into [`Config`] with serde, so the
-//! model's defaults stay the single source of truth. [`validate`] runs step 3 alone on a
-//! config built in code. Unknown fields are ignored (forward compatibility).
+//! When nothing was found, that typed copy *is* the config (providers this build cannot
+//! use removed): one decoder per document. The walk starts every record from the model's
+//! own defaults (`Default` impls and the serde default functions), and a test round-trips a
+//! config with every field set through serde's `Serialize` and back through the walk, so the
+//! walk reads every field the model has. (A second, serde-derived decode of the same value
+//! used to run here; dropping it keeps its code out of the shipped library.) [`validate`]
+//! runs step 3 alone on a config built in code. Unknown fields are ignored (forward
+//! compatibility).
 
 use super::model::{
-    BizLine, Config, LineConfig, MergeHost, ProviderConfig, ServeStaleConfig, VersionPolicy,
+    default_rate, default_weight, BizLine, Config, LineConfig, MergeHost, ProviderConfig,
+    ServeStaleConfig, VersionPolicy,
 };
 use super::provider_auth::{AuthKind, ProviderAuth, Secret, DEFAULT_SIGN_VALIDITY_S};
 use super::rules::{self, biz_path, Findings};
@@ -61,20 +67,16 @@ pub fn parse_config_with_warnings(text: &str) -> Result<(Config, Vec<FieldError>
     parse_config_with_warnings_value(value)
 }
 
-fn parse_config_with_warnings_value(mut value: Value) -> Result<(Config, Vec<FieldError>)> {
+fn parse_config_with_warnings_value(value: Value) -> Result<(Config, Vec<FieldError>)> {
     let mut findings = Findings::default();
-    let lenient = document(&value, &mut findings);
-    rules::check(&lenient, &mut findings);
+    let mut config = document(&value, &mut findings);
+    rules::check(&config, &mut findings);
     let warnings = findings.warnings().to_vec();
     let errors = findings.into_errors();
     if !errors.is_empty() {
         return Err(Error::InvalidConfig(errors));
     }
-    drop_unsupported_providers(&mut value);
-    let config = serde_json::from_value(value).map_err(|_| {
-        // The walk mirrors the model, so this is a bug in the walk; never echo content.
-        invalid("", "config does not match the model")
-    })?;
+    drop_unsupported_providers(&value, &mut config);
     Ok((config, warnings))
 }
 
@@ -104,12 +106,19 @@ fn unsupported_provider(v: &Value) -> Option<String> {
     None
 }
 
-fn drop_unsupported_providers(value: &mut Value) {
-    if let Some(Value::Array(items)) = value
-        .get_mut("httpdns")
-        .and_then(|h| h.get_mut("providers"))
+/// Removes the placeholders the walk kept (one per item of `httpdns.providers`, so rule
+/// findings name the document's own indices) for providers this build cannot use.
+fn drop_unsupported_providers(value: &Value, config: &mut Config) {
+    if let Some(items) = value
+        .get("httpdns")
+        .and_then(|h| h.get("providers"))
+        .and_then(Value::as_array)
     {
-        items.retain(|p| unsupported_provider(p).is_none());
+        let mut usable = items.iter().map(|p| unsupported_provider(p).is_none());
+        config
+            .httpdns
+            .providers
+            .retain(|_| usable.next().unwrap_or(true));
     }
 }
 
@@ -494,7 +503,7 @@ fn line(w: &mut Walk<'_>, path: &str, v: &Value) -> LineConfig {
         id: String::new(),
         url: String::new(),
         priority: None,
-        weight: 100,
+        weight: default_weight(),
     };
     let Some(o) = w.object(path, v) else {
         return l;
@@ -513,7 +522,7 @@ fn merge_host(w: &mut Walk<'_>, path: &str, v: &Value) -> MergeHost {
         host: String::new(),
         biz: String::new(),
         path_prefix: String::new(),
-        rate: 1.0,
+        rate: default_rate(),
     };
     let Some(o) = w.object(path, v) else {
         return m;

@@ -93,14 +93,25 @@ pub fn encode_state(body: &StateBody) -> Result<String> {
 }
 
 /// Parses a state file's bytes (`path` only names it in errors).
+///
+/// The body is parsed into a `serde_json::Value` first and the records are decoded from
+/// that value: the library parses JSON text into a `Value` anyway (configs, HTTPDNS
+/// answers) and decodes the list items from values ([`super::lenient_vec`]), so the state
+/// needs no text-driven decoder of its own.
 pub fn decode_state(path: &Path, bytes: Vec<u8>) -> Result<StateBody> {
     let (_, body) = decode_checked(path, bytes, STATE_TAG, STATE_VERSION)?;
-    serde_json::from_str(&body).map_err(|e| {
+    let value: serde_json::Value = serde_json::from_str(&body).map_err(|e| {
         Error::Store(format!(
             "{} is corrupt: bad JSON at line {} column {}",
             path.display(),
             e.line(),
             e.column()
+        ))
+    })?;
+    StateBody::deserialize(value).map_err(|_| {
+        Error::Store(format!(
+            "{} is corrupt: bad JSON: the body is not a state record",
+            path.display()
         ))
     })
 }

@@ -52,8 +52,7 @@ pub fn parse_batch(hosts: &[&str], body: &[u8]) -> Result<Vec<HostAnswer>, Provi
 }
 
 fn json_object(body: &[u8]) -> Result<Map<String, Value>, ProviderError> {
-    text_body(body)?;
-    match serde_json::from_slice::<Value>(body) {
+    match serde_json::from_str::<Value>(text_body(body)?) {
         Ok(Value::Object(obj)) => Ok(obj),
         Ok(_) => Err(ProviderError::Malformed("not a JSON object")),
         Err(_) => Err(ProviderError::Malformed("invalid JSON")),
@@ -66,7 +65,8 @@ pub fn error_code_of(body: &[u8]) -> Option<String> {
     if body.len() > super::MAX_BODY_BYTES {
         return None;
     }
-    match serde_json::from_slice::<Value>(body) {
+    let text = std::str::from_utf8(body).ok()?;
+    match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(obj)) => match error_code(&obj)? {
             ProviderError::ErrorCode(code) => Some(code),
             _ => None,

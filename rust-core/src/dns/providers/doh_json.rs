@@ -21,8 +21,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 /// Parses a JSON DoH answer for one queried host.
 pub fn parse(hosts: &[&str], body: &[u8]) -> Result<Vec<HostAnswer>, ProviderError> {
     check_size(body)?;
-    text_body(body)?;
-    let Ok(Value::Object(obj)) = serde_json::from_slice::<Value>(body) else {
+    let Ok(Value::Object(obj)) = serde_json::from_str::<Value>(text_body(body)?) else {
         return Err(ProviderError::Malformed("invalid JSON object"));
     };
     let status = obj
