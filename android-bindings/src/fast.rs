@@ -451,7 +451,6 @@ mod tests {
     fn decision_packs_reason_code_limits_fields_and_the_target_parts() {
         let url = "https://api.example/p?q=1";
         let d = linekit_core::engine::RouteDecision {
-            url: "http://h:1/v1/p?q=1".into(),
             biz: Some("spot".into()),
             protocol: Protocol::Http,
             line: Some("ali".into()),
@@ -466,13 +465,13 @@ mod tests {
                 rest_at: 19,
             }),
         };
+        assert_eq!(d.url(url), "http://h:1/v1/p?q=1");
         let sticky = Reason::Sticky.code();
         assert_eq!(
             pack_decision(&d, url, LIMITS),
             format!("{sticky}\n2\n1024\nali\nspot\nX-Deployment-Version\n1\nhttp\nh\n1\n/v1\n19")
         );
         let d = linekit_core::engine::RouteDecision {
-            url: "http://x/".into(),
             biz: None,
             protocol: Protocol::Http,
             line: None,

@@ -817,7 +817,10 @@ fn route_event(req: &RouteRequest<'_>, d: &RouteDecision, now: u64, downgrade: b
         protocol: Some(d.protocol.as_str()),
         line: d.line.as_deref().map(str::to_string),
         logical_host: host_of(req.url),
-        final_host: host_of(&d.url),
+        final_host: match &d.target {
+            Some(t) => Some(host_group(&t.host)),
+            None => host_of(req.url),
+        },
         reason: Some(d.reason.as_str()),
         from_cache: d.reason == Reason::Sticky,
         downgrade,

@@ -576,7 +576,7 @@ pub(crate) fn execute(
                 *at,
                 "route",
                 json!({
-                    "url": d.url,
+                    "url": d.url(url),
                     "line": d.line.as_deref(),
                     "reason": d.reason.as_str(),
                     "headers": sent,

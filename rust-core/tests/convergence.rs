@@ -25,11 +25,9 @@ fn engine_with_rate(rate: f64, seed: u64) -> (LineKit, ManualClock) {
 #[test]
 fn merged_host_gets_prefix_and_unified_line() {
     let (kit, _) = engine_with_rate(1.0, 1);
-    let d = kit.route(&RouteRequest::new(
-        "https://image.example.com/a/b.png?w=100%25",
-        "GET",
-    ));
-    assert_eq!(d.url, "https://cdn.example.com/image/a/b.png?w=100%25");
+    let url = "https://image.example.com/a/b.png?w=100%25";
+    let d = kit.route(&RouteRequest::new(url, "GET"));
+    assert_eq!(d.url(url), "https://cdn.example.com/image/a/b.png?w=100%25");
     assert_eq!(
         (d.reason, d.line.as_deref(), d.biz.as_deref()),
         (Reason::Merged, Some("main"), Some("cdn"))
@@ -42,10 +40,11 @@ fn rate_zero_half_and_one_over_many_installs() {
         let mut merged = 0;
         for seed in 0..2_000u64 {
             let (kit, _) = engine_with_rate(rate, seed);
-            let d = kit.route(&RouteRequest::new("https://image.example.com/x.png", "GET"));
+            let url = "https://image.example.com/x.png";
+            let d = kit.route(&RouteRequest::new(url, "GET"));
             match d.reason {
                 Reason::Merged => merged += 1,
-                Reason::MergeGrayOut => assert_eq!(d.url, "https://image.example.com/x.png"),
+                Reason::MergeGrayOut => assert_eq!(d.url(url), "https://image.example.com/x.png"),
                 other => panic!("unexpected reason {other}"),
             }
         }
@@ -81,9 +80,10 @@ fn every_unified_line_open_falls_back_to_the_original_url() {
             clock.advance(1);
         }
     }
-    let d = kit.route(&RouteRequest::new("https://image.example.com/a.png", "GET"));
+    let url = "https://image.example.com/a.png";
+    let d = kit.route(&RouteRequest::new(url, "GET"));
     assert_eq!(
-        (d.url.as_str(), d.reason),
+        (d.url(url).as_str(), d.reason),
         (
             "https://image.example.com/a.png",
             Reason::MergeFallbackOriginal

@@ -413,8 +413,9 @@ fn a_running_engine_keeps_routing_after_expiry_and_fetches_at_once() {
     assert_eq!(w.fetches(), n + 1, "a fetch starts at expiry");
     assert_eq!(w.kit.in_flight(), 1);
     // Routing still uses the expired config.
+    let url = "https://api.example.com/x";
     let d = w.kit.route(&linekit_core::engine::RouteRequest {
-        url: "https://api.example.com/x",
+        url,
         method: "GET",
         biz: None,
         keep_original: false,
@@ -422,7 +423,7 @@ fn a_running_engine_keeps_routing_after_expiry_and_fetches_at_once() {
         protocol: linekit_core::line::Protocol::Http,
         exclude: &[],
     });
-    assert_eq!(d.url, "https://spot-a.example.com/x");
+    assert_eq!(d.url(url), "https://spot-a.example.com/x");
     // A fresh signed config ends the expired state.
     w.t.respond(200, &signed_next(2), None);
     assert_eq!(w.kit.config().version, 2);

@@ -68,8 +68,6 @@ impl<'a> RouteRequest<'a> {
 /// The answer to a [`RouteRequest`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct RouteDecision {
-    /// Final URL to send (equal to the input when not rewritten).
-    pub url: String,
     /// Business line, if one owns the request.
     pub biz: Option<Arc<str>>,
     /// Pool the line belongs to.
@@ -84,9 +82,21 @@ pub struct RouteDecision {
     /// The response header carrying the deployment fingerprint, when the business line
     /// has one: the caller reports its value with the attempt.
     pub version_header: Option<Arc<str>>,
-    /// What changed when [`RouteDecision::url`] differs from the request URL: a caller
-    /// holding the request's parsed URL applies these parts instead of parsing `url`.
+    /// What changed, when the request is rewritten (`None`: the request URL is sent as
+    /// it is). A caller holding the request's parsed URL applies these parts; the final
+    /// URL string is built only when asked for ([`RouteDecision::url`]).
     pub target: Option<Target>,
+}
+
+impl RouteDecision {
+    /// The final URL to send for `request_url`, the URL this decision was made for (equal
+    /// to it when not rewritten).
+    pub fn url(&self, request_url: &str) -> String {
+        match &self.target {
+            Some(t) => t.url(request_url),
+            None => request_url.to_string(),
+        }
+    }
 }
 
 /// The parts of a rewritten URL that differ from the request's: scheme, authority and an
@@ -120,6 +130,36 @@ impl Target {
             path_prefix: prefix.filter(|p| !p.is_empty()).cloned(),
             rest_at: request_url.len() - url.rest.len(),
         }
+    }
+
+    /// The final URL for `request_url`, the URL this target was made from:
+    /// `scheme://host[:port]` (an IPv6 host in brackets), the prefix, then the request's
+    /// path, query and fragment (with a `/` between a prefix and a rest without one).
+    pub fn url(&self, request_url: &str) -> String {
+        let (scheme, host) = (self.scheme.as_str(), &*self.host);
+        let prefix = self.path_prefix.as_deref().unwrap_or("");
+        let rest = request_url.get(self.rest_at..).unwrap_or("");
+        let mut out =
+            String::with_capacity(scheme.len() + host.len() + prefix.len() + rest.len() + 11);
+        out.push_str(scheme);
+        out.push_str("://");
+        if host.contains(':') {
+            out.push('[');
+            out.push_str(host);
+            out.push(']');
+        } else {
+            out.push_str(host);
+        }
+        if let Some(port) = self.port {
+            out.push(':');
+            out.push_str(&port.to_string());
+        }
+        out.push_str(prefix);
+        if !prefix.is_empty() && !rest.starts_with('/') {
+            out.push('/');
+        }
+        out.push_str(rest);
+        out
     }
 }
 
@@ -219,7 +259,6 @@ impl Topology {
     /// Routes one request at monotonic time `now_ms`.
     pub fn route(&self, req: &RouteRequest<'_>, now_ms: u64, downgrade: bool) -> RouteDecision {
         let unchanged = |biz: Option<&BizEntry>, reason| RouteDecision {
-            url: req.url.to_string(),
             biz: biz.map(|b| b.name.clone()),
             protocol: req.protocol,
             line: None,
@@ -237,7 +276,6 @@ impl Topology {
         if let Some(fixed) = req.fixed_host {
             return match parse_fixed_host(fixed, self.config.allow_cleartext) {
                 Ok(ep) => RouteDecision {
-                    url: rewrite(&url, &ep, ""),
                     biz: None,
                     protocol: req.protocol,
                     line: None,
@@ -317,7 +355,6 @@ fn on_line(
 ) -> RouteDecision {
     let line = &pool.lines()[sel.index];
     RouteDecision {
-        url: rewrite(url, &line.endpoint, prefix.map_or("", |p| p)),
         biz: Some(biz.name.clone()),
         protocol: req.protocol,
         line: Some(line.id.clone()),
@@ -341,26 +378,6 @@ pub fn parse_fixed_host(
     Ok(ep)
 }
 
-/// Builds `scheme://authority` + `prefix` + the original rest. The scheme keeps the
-/// request's family (http/https or ws/wss) and takes the endpoint's security.
-pub fn rewrite(url: &SplitUrl<'_>, endpoint: &Endpoint, prefix: &str) -> String {
-    let scheme = final_scheme(url.scheme, endpoint).as_str();
-    let origin: &str = &endpoint.origin;
-    let authority = origin.split_once("://").map_or(origin, |(_, a)| a);
-    let mut out = String::with_capacity(
-        scheme.len() + 3 + authority.len() + prefix.len() + url.rest.len() + 1,
-    );
-    out.push_str(scheme);
-    out.push_str("://");
-    out.push_str(authority);
-    out.push_str(prefix);
-    if !prefix.is_empty() && !url.rest.starts_with('/') {
-        out.push('/');
-    }
-    out.push_str(url.rest);
-    out
-}
-
 /// The scheme a request of scheme `request` gets on `endpoint`: the request's family
 /// (http/https or ws/wss) with the endpoint's security.
 fn final_scheme(request: Scheme, endpoint: &Endpoint) -> Scheme {
@@ -375,6 +392,13 @@ fn final_scheme(request: Scheme, endpoint: &Endpoint) -> Scheme {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The final URL of `url` on the line `line` behind `prefix`.
+    fn rewritten(url: &str, line: &str, prefix: &str) -> String {
+        let u = SplitUrl::parse(url).unwrap();
+        let prefix: Arc<str> = prefix.into();
+        Target::new(url, &u, &ep(line), Some(&prefix)).url(url)
+    }
 
     fn ep(s: &str) -> Endpoint {
         Endpoint::parse(s, true).unwrap()
@@ -416,8 +440,7 @@ mod tests {
                 "https://cdn.example.com/image/?w=1",
             ),
         ] {
-            let u = SplitUrl::parse(url).unwrap();
-            assert_eq!(rewrite(&u, &ep(line), prefix), want, "{url} on {line}");
+            assert_eq!(rewritten(url, line, prefix), want, "{url} on {line}");
         }
     }
 
@@ -432,10 +455,7 @@ mod tests {
             (Scheme::Ws, "::1", Some(8080), Some("/image"))
         );
         assert_eq!(&request[t.rest_at..], "?w=1");
-        assert_eq!(
-            rewrite(&u, &ep("ws://[::1]:8080"), "/image"),
-            "ws://[::1]:8080/image/?w=1"
-        );
+        assert_eq!(t.url(request), "ws://[::1]:8080/image/?w=1");
         let empty: Arc<str> = "".into();
         let t = Target::new(request, &u, &ep("https://cdn.example.com"), Some(&empty));
         assert_eq!((t.scheme, t.port, t.path_prefix), (Scheme::Wss, None, None));
