@@ -384,7 +384,7 @@ impl LineKit {
         let Some(pool) = biz.pool(report.protocol) else {
             return;
         };
-        let (line_id, faults, breaker_change, fast_elsewhere) = {
+        let (line_id, faults, breaker_change, index) = {
             let mut pool = pool.lock();
             let index = match (report.line, report.host) {
                 (Some(id), _) => pool.index_of(id),
@@ -402,12 +402,7 @@ impl LineKit {
             }
             let line = &pool.lines()[index];
             let change = trace_order::breaker_change(before, &line.breaker, now);
-            (
-                line.id.clone(),
-                line.consecutive_faults,
-                change,
-                pool.knows_fast_line_besides(index, now),
-            )
+            (line.id.clone(), line.consecutive_faults, change, index)
         };
         if !report.outcome.is_ignored() {
             inner.mark_dirty();
@@ -426,8 +421,11 @@ impl LineKit {
                 };
             if let Some(trigger) = trigger {
                 // With a known fast line to move to, the move needs no probe: the detect
-                // is not urgent and keeps the long jitter.
-                inner.trigger_as(&biz.name, trigger, trigger.is_urgent() && !fast_elsewhere);
+                // is not urgent and keeps the long jitter. (Asked only when a detect is
+                // triggered: it reads every line's window, too much for every report.)
+                let urgent =
+                    trigger.is_urgent() && !pool.lock().knows_fast_line_besides(index, now);
+                inner.trigger_as(&biz.name, trigger, urgent);
             }
         }
         if inner.sampled(&state, now) {
