@@ -546,11 +546,6 @@ impl LinePool {
         if !self.lines[self.current].slowed {
             return None;
         }
-        self.known_fast_besides_current(now_ms)
-    }
-
-    /// The best-ranked line other than the current one that is known to be fast.
-    fn known_fast_besides_current(&self, now_ms: u64) -> Option<usize> {
         self.order
             .iter()
             .copied()
