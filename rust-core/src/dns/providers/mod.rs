@@ -12,7 +12,7 @@
 //!
 //! A TTL of 0 means "the provider stated none"; the cache clamps it to `min_ttl_s`.
 //!
-//! The RFC 8484 wire parser (`doh_wire`, simple-dns) is behind the `doh-wire` cargo
+//! The RFC 8484 wire parser (`doh_wire`, on NLnet Labs' `domain`) is behind the `doh-wire` cargo
 //! feature, which is on by default (a size lever: without it `doh-wire` answers are
 //! [`ProviderError::Unsupported`] and such providers are dropped from the config).
 //!
