@@ -504,6 +504,20 @@ mod wire {
             doh_wire::parse(h, &body[..body.len() - 3]),
             Err(ProviderError::Malformed("DNS message"))
         );
+        // A section the answer does not use still has to frame: an additional record that
+        // the header counts but the message does not hold refuses the whole message.
+        let mut body = response(
+            "www.example.com.",
+            HType::A,
+            vec![a_rec()],
+            ResponseCode::NoError,
+        );
+        assert!(doh_wire::parse(h, &body).is_ok());
+        body[11] = body[11].wrapping_add(1);
+        assert_eq!(
+            doh_wire::parse(h, &body),
+            Err(ProviderError::Malformed("DNS message"))
+        );
         assert_eq!(doh_wire::parse(h, b""), Err(ProviderError::Empty));
     }
 }
