@@ -24,8 +24,10 @@
 //!
 //! `handle` is a pointer from `NativeLineKit::native_handle` (`Arc::into_raw`). The Kotlin
 //! wrapper guarantees no call uses it after `release` (a call counter, like UniFFI's own).
-//! Every export catches panics and rethrows them as `java.lang.IllegalStateException`;
-//! a zero handle throws `IllegalArgumentException`.
+//! Every export (here and in [`crate::fast_dns`]) is declared through `jni_export!`, which
+//! writes the JNI signature and runs the body under one guard: a panic is caught and
+//! rethrown as `java.lang.IllegalStateException`, a zero handle throws
+//! `IllegalArgumentException`.
 
 use jni::objects::JString;
 use jni::sys::{jboolean, jint, jlong, jstring, JNI_TRUE};
