@@ -19,8 +19,8 @@
 //!
 //! `report` answers whether the outcome is a line fault (the core's rule), which is what
 //! the interceptor's in-call failover asks. Outcome codes are positions in the core's
-//! `Outcome::ALL`; [`vocabulary`] hands every wire enum's names to the JVM so a test can
-//! prove the generated Kotlin enums match this library.
+//! `Outcome::ALL`; `vocabulary` ([`vocabulary_text`]) hands every wire enum's names to
+//! the JVM so a test can prove the generated Kotlin enums match this library.
 //!
 //! `handle` is a pointer from `NativeLineKit::native_handle` (`Arc::into_raw`). The Kotlin
 //! wrapper guarantees no call uses it after `release` (a call counter, like UniFFI's own).
