@@ -19,15 +19,17 @@
 //!
 //! `report` answers whether the outcome is a line fault (the core's rule), which is what
 //! the interceptor's in-call failover asks. Outcome codes are positions in the core's
-//! `Outcome::ALL`; [`vocabulary`] hands every wire enum's names to the JVM so a test can
-//! prove the generated Kotlin enums match this library.
+//! `Outcome::ALL`; `vocabulary` ([`vocabulary_text`]) hands every wire enum's names to
+//! the JVM so a test can prove the generated Kotlin enums match this library.
 //!
 //! `handle` is a pointer from `NativeLineKit::native_handle` (`Arc::into_raw`). The Kotlin
 //! wrapper guarantees no call uses it after `release` (a call counter, like UniFFI's own).
-//! Every export catches panics and rethrows them as `java.lang.IllegalStateException`;
-//! a zero handle throws `IllegalArgumentException`.
+//! Every export (here and in [`crate::fast_dns`]) is declared through `jni_export!`, which
+//! writes the JNI signature and runs the body under one guard: a panic is caught and
+//! rethrown as `java.lang.IllegalStateException`, a zero handle throws
+//! `IllegalArgumentException`.
 
-use jni::objects::{JClass, JString};
+use jni::objects::JString;
 use jni::sys::{jboolean, jint, jlong, jstring, JNI_TRUE};
 use jni::JNIEnv;
 use linekit_core::engine::{LineKit, Report, RouteRequest};
@@ -36,6 +38,7 @@ use linekit_core::line::router::Target;
 use linekit_core::line::{replay, Outcome, Protocol, Timings};
 use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr::null_mut;
 use std::sync::Arc;
 
 /// Why a fast call failed (turned into a Java exception).
@@ -297,20 +300,34 @@ pub(crate) fn guarded<'l, R>(
     default: R,
     f: impl FnOnce(&mut JNIEnv<'l>) -> Result<R, Failure>,
 ) -> R {
-    let result = catch_unwind(AssertUnwindSafe(|| f(env)));
-    let (class, msg): (&str, Cow<'_, str>) = match result {
-        Ok(Ok(v)) => return v,
-        Ok(Err(Failure::Argument(m))) => ("java/lang/IllegalArgumentException", m.into()),
-        Ok(Err(Failure::Jni(e))) => {
+    match catch_unwind(AssertUnwindSafe(|| f(env))) {
+        Ok(Ok(v)) => v,
+        Ok(Err(failure)) => {
+            raise(env, Some(failure));
+            default
+        }
+        Err(_) => {
+            raise(env, None);
+            default
+        }
+    }
+}
+
+/// Leaves the Java exception for a failed call pending (`None`: the call panicked),
+/// unless one is pending already. Not generic: one copy serves every export.
+fn raise(env: &mut JNIEnv<'_>, failure: Option<Failure>) {
+    let (class, msg): (&str, Cow<'_, str>) = match failure {
+        Some(Failure::Argument(m)) => ("java/lang/IllegalArgumentException", m.into()),
+        Some(Failure::Jni(e)) => {
             if env.exception_check().unwrap_or(false) {
-                return default;
+                return;
             }
             (
                 "java/lang/IllegalStateException",
                 format!("linekit: JNI failure: {e}").into(),
             )
         }
-        Err(_) => (
+        None => (
             "java/lang/IllegalStateException",
             "linekit: native panic in a fast-path call".into(),
         ),
@@ -318,25 +335,51 @@ pub(crate) fn guarded<'l, R>(
     if !env.exception_check().unwrap_or(false) {
         let _ = env.throw_new(class, msg.as_ref());
     }
-    default
 }
 
-/// `static native String route(long handle, String url, String method,
-/// String privateHeaders, boolean ws, boolean oneShotBody, String exclude)`.
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_dev_linekit_internal_NativeFast_route<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    url: JString<'l>,
-    method: JString<'l>,
-    private_headers: JString<'l>,
-    ws: jboolean,
-    one_shot_body: jboolean,
-    exclude: JString<'l>,
-) -> jstring {
-    with_engine(&mut env, handle, std::ptr::null_mut(), |env, engine| {
+/// Declares the JNI export of a `static native` method: the `extern "system"` signature
+/// (the `JNIEnv`, the unused `JClass`, then the Java arguments, whose object types borrow
+/// the call's lifetime `'l`) around a body that runs under [`guarded`], or under
+/// [`with_engine`] when the first Java argument is written `&engine = handle` (the
+/// `long handle`, with the engine behind it borrowed as `engine`). The body answers
+/// `Result<R, Failure>`; a failure or a panic leaves a Java exception pending and the
+/// export returns the value after `else` (nothing for a `void` method).
+macro_rules! jni_export {
+    (
+        $(#[$attr:meta])*
+        fn $name:ident($env:ident $(, &$engine:ident = $handle:ident)? $(, $arg:ident: $ty:ty)*)
+            $(-> $ret:ty, else $failed:expr)? => $body:block
+    ) => {
+        $(#[$attr])*
+        #[no_mangle]
+        pub extern "system" fn $name<'l>(
+            mut env: jni::JNIEnv<'l>,
+            _class: jni::objects::JClass<'l>,
+            $($handle: jni::sys::jlong,)?
+            $($arg: $ty),*
+        ) $(-> $ret)? {
+            let failed = $crate::fast::jni_export!(@failed $($failed)?);
+            $crate::fast::jni_export!(@run env, failed, $env $(, $engine = $handle)?, $body)
+        }
+    };
+    (@failed) => { () };
+    (@failed $failed:expr) => { $failed };
+    (@run $jni:ident, $failed:ident, $env:ident, $body:block) => {
+        $crate::fast::guarded(&mut $jni, $failed, |$env| $body)
+    };
+    (@run $jni:ident, $failed:ident, $env:ident, $engine:ident = $handle:ident, $body:block) => {
+        $crate::fast::with_engine(&mut $jni, $handle, $failed, |$env, $engine| $body)
+    };
+}
+pub(crate) use jni_export;
+
+jni_export! {
+    /// `static native String route(long handle, String url, String method,
+    /// String privateHeaders, boolean ws, boolean oneShotBody, String exclude)`.
+    #[allow(clippy::too_many_arguments)]
+    fn Java_dev_linekit_internal_NativeFast_route(env, &engine = handle, url: JString<'l>,
+        method: JString<'l>, private_headers: JString<'l>, ws: jboolean,
+        one_shot_body: jboolean, exclude: JString<'l>) -> jstring, else null_mut() => {
         let (u, m) = (read(env, &url)?, read(env, &method)?);
         let (h, x) = (read(env, &private_headers)?, read(env, &exclude)?);
         const NULL: &str = "linekit: url and method must not be null";
@@ -350,34 +393,21 @@ pub extern "system" fn Java_dev_linekit_internal_NativeFast_route<'l>(
             text(&x).as_deref(),
         );
         Ok(env.new_string(packed)?.into_raw())
-    })
+    }
 }
 
-/// `static native int report(long handle, String biz, String line, boolean ws,
-/// int outcome, int status, long costMs, long dnsMs, long connectMs, long tlsMs,
-/// long ttfbMs, String version)`; negative numbers mean "none", `version` is the response's
-/// `version_header` value (or null). `outcome` is the outcome's code, or -1 for
-/// "a response arrived with `status`" (the core maps the status). Answers
-/// [`pack_verdict`]: the outcome recorded and whether it is a line fault.
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub extern "system" fn Java_dev_linekit_internal_NativeFast_report<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    biz: JString<'l>,
-    line: JString<'l>,
-    ws: jboolean,
-    outcome: jint,
-    status: jint,
-    cost_ms: jlong,
-    dns_ms: jlong,
-    connect_ms: jlong,
-    tls_ms: jlong,
-    ttfb_ms: jlong,
-    version: JString<'l>,
-) -> jint {
-    with_engine(&mut env, handle, -1, |env, engine| {
+jni_export! {
+    /// `static native int report(long handle, String biz, String line, boolean ws,
+    /// int outcome, int status, long costMs, long dnsMs, long connectMs, long tlsMs,
+    /// long ttfbMs, String version)`; negative numbers mean "none", `version` is the
+    /// response's `version_header` value (or null). `outcome` is the outcome's code, or -1
+    /// for "a response arrived with `status`" (the core maps the status). Answers
+    /// [`pack_verdict`]: the outcome recorded and whether it is a line fault.
+    #[allow(clippy::too_many_arguments)]
+    fn Java_dev_linekit_internal_NativeFast_report(env, &engine = handle, biz: JString<'l>,
+        line: JString<'l>, ws: jboolean, outcome: jint, status: jint, cost_ms: jlong,
+        dns_ms: jlong, connect_ms: jlong, tls_ms: jlong, ttfb_ms: jlong,
+        version: JString<'l>) -> jint, else -1 => {
         let status = u16::try_from(status).ok();
         let outcome = match (outcome, status) {
             (-1, Some(s)) => Outcome::from_status(s),
@@ -408,33 +438,24 @@ pub extern "system" fn Java_dev_linekit_internal_NativeFast_report<'l>(
             version: v.as_deref(),
         });
         Ok(pack_verdict(outcome, status))
-    })
+    }
 }
 
-/// `static native String vocabulary()`: see [`vocabulary_text`].
-#[no_mangle]
-pub extern "system" fn Java_dev_linekit_internal_NativeFast_vocabulary<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-) -> jstring {
-    guarded(&mut env, std::ptr::null_mut(), |env| {
+jni_export! {
+    /// `static native String vocabulary()`: see [`vocabulary_text`].
+    fn Java_dev_linekit_internal_NativeFast_vocabulary(env) -> jstring, else null_mut() => {
         Ok(env.new_string(vocabulary_text())?.into_raw())
-    })
+    }
 }
 
-/// `static native void release(long handle)`: drops the reference taken by
-/// `native_handle`. Must be called exactly once per handle, after its last use.
-#[no_mangle]
-pub extern "system" fn Java_dev_linekit_internal_NativeFast_release<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) {
-    guarded(&mut env, (), |_| {
+jni_export! {
+    /// `static native void release(long handle)`: drops the reference taken by
+    /// `native_handle`. Must be called exactly once per handle, after its last use.
+    fn Java_dev_linekit_internal_NativeFast_release(_env, handle: jlong) => {
         // SAFETY: the Kotlin wrapper calls this once, after the last use of the handle.
         unsafe { release_handle(handle) };
         Ok(())
-    })
+    }
 }
 
 #[cfg(test)]

@@ -26,13 +26,14 @@
 //! as [`crate::fast`].
 
 use crate::dns::{ip_from_bytes, pack_lookup};
-use crate::fast::{read, required, with_engine, Failure};
-use jni::objects::{JByteArray, JClass, JString};
+use crate::fast::{jni_export, read, required, Failure};
+use jni::objects::{JByteArray, JString};
 use jni::sys::{jboolean, jbyteArray, jint, jlong, jobject, JNI_FALSE, JNI_TRUE};
 use jni::JNIEnv;
 use linekit_core::dns::ConnectError;
-use linekit_core::engine::LineKit;
+use std::borrow::Cow;
 use std::net::IpAddr;
+use std::ptr::null_mut;
 use std::sync::Arc;
 
 /// Maps the wire connect-failure code (index in [`ConnectError::ALL`]).
@@ -55,55 +56,37 @@ pub(crate) fn read_ip(env: &JNIEnv<'_>, ip: &JByteArray<'_>) -> Result<IpAddr, F
     ip_from_bytes(&bytes[..n]).ok_or(Failure::Argument("linekit: an address has 4 or 16 bytes"))
 }
 
-/// [`with_engine`] with the call's `host` argument read too (it must not be null).
-fn with_host<'l, R>(
-    env: &mut JNIEnv<'l>,
-    handle: jlong,
-    host: &JString<'l>,
-    default: R,
-    f: impl FnOnce(&mut JNIEnv<'l>, &LineKit, &str) -> Result<R, Failure>,
-) -> R {
-    with_engine(env, handle, default, |env, engine| {
-        let h = read(env, host)?;
-        let h = required(&h, "linekit: host must not be null")?;
-        f(env, engine, &h)
-    })
+/// The text of the call's `host` argument, which must not be null.
+fn host_text<'a>(
+    host: &'a Option<jni::strings::JavaStr<'_, '_, '_>>,
+) -> Result<Cow<'a, str>, Failure> {
+    required(host, "linekit: host must not be null")
 }
 
-/// `static native byte[] lookup(long handle, String host, long network)`: packed
-/// addresses, or null for `system`. `network` is the `Network.getNetworkHandle()` of the
-/// client's bound network, whose own records are read; 0 means the default network.
-#[no_mangle]
-pub extern "system" fn Java_dev_linekit_internal_NativeDns_lookup<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    host: JString<'l>,
-    network: jlong,
-) -> jbyteArray {
-    with_host(
-        &mut env,
-        handle,
-        &host,
-        std::ptr::null_mut(),
-        |env, engine, h| {
-            let answer = match network {
-                0 => engine.lookup(h),
-                // A Java long carries the platform's unsigned 64-bit handle bit for bit.
-                n => engine.lookup_on(h, n as u64),
-            };
-            match pack_lookup(&answer) {
-                None => Ok(std::ptr::null_mut()),
-                Some(packed) => {
-                    let keep = keep_ms(answer.memo_until_ms, engine.now_ms());
-                    let mut out = Vec::with_capacity(4 + packed.len());
-                    out.extend_from_slice(&keep.to_be_bytes());
-                    out.extend_from_slice(&packed);
-                    Ok(env.byte_array_from_slice(&out)?.into_raw())
-                }
+jni_export! {
+    /// `static native byte[] lookup(long handle, String host, long network)`: packed
+    /// addresses, or null for `system`. `network` is the `Network.getNetworkHandle()` of
+    /// the client's bound network, whose own records are read; 0 means the default network.
+    fn Java_dev_linekit_internal_NativeDns_lookup(env, &engine = handle, host: JString<'l>,
+        network: jlong) -> jbyteArray, else null_mut() => {
+        let h = read(env, &host)?;
+        let h = host_text(&h)?;
+        let answer = match network {
+            0 => engine.lookup(&h),
+            // A Java long carries the platform's unsigned 64-bit handle bit for bit.
+            n => engine.lookup_on(&h, n as u64),
+        };
+        match pack_lookup(&answer) {
+            None => Ok(null_mut()),
+            Some(packed) => {
+                let keep = keep_ms(answer.memo_until_ms, engine.now_ms());
+                let mut out = Vec::with_capacity(4 + packed.len());
+                out.extend_from_slice(&keep.to_be_bytes());
+                out.extend_from_slice(&packed);
+                Ok(env.byte_array_from_slice(&out)?.into_raw())
             }
-        },
-    )
+        }
+    }
 }
 
 /// How long (ms) an answer valid until monotonic `memo_until_ms` may be kept when it is
@@ -113,66 +96,53 @@ pub(crate) fn keep_ms(memo_until_ms: u64, now_ms: u64) -> u32 {
     u32::try_from(left).unwrap_or(u32::MAX)
 }
 
-/// `static native ByteBuffer generation(long handle)`: a 4-byte direct buffer (native
-/// order) over the HTTPDNS cache's generation counter (see the module docs).
-#[no_mangle]
-pub extern "system" fn Java_dev_linekit_internal_NativeDns_generation<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-) -> jobject {
-    with_engine(&mut env, handle, std::ptr::null_mut(), |env, engine| {
+jni_export! {
+    /// `static native ByteBuffer generation(long handle)`: a 4-byte direct buffer (native
+    /// order) over the HTTPDNS cache's generation counter (see the module docs).
+    fn Java_dev_linekit_internal_NativeDns_generation(env, &engine = handle)
+        -> jobject, else null_mut() => {
         // Deliberately never released: the buffer may outlive the engine (module docs).
         let counter = Arc::into_raw(Arc::clone(engine.dns_generation()));
         // SAFETY: `counter` points at 4 bytes that are never freed (above); Java only
         // reads them, and an `AtomicU32` has the layout of a `u32`.
         let buf = unsafe { env.new_direct_byte_buffer(counter as *mut u8, 4) }?;
         Ok(buf.into_raw())
-    })
+    }
 }
 
-/// `static native boolean connectFailed(long handle, String host, byte[] ip, int error)`:
-/// whether the address was quarantined.
-#[no_mangle]
-pub extern "system" fn Java_dev_linekit_internal_NativeDns_connectFailed<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    host: JString<'l>,
-    ip: JByteArray<'l>,
-    error: jint,
-) -> jboolean {
-    with_host(&mut env, handle, &host, JNI_FALSE, |env, engine, h| {
+jni_export! {
+    /// `static native boolean connectFailed(long handle, String host, byte[] ip, int error)`:
+    /// whether the address was quarantined.
+    fn Java_dev_linekit_internal_NativeDns_connectFailed(env, &engine = handle, host: JString<'l>,
+        ip: JByteArray<'l>, error: jint) -> jboolean, else JNI_FALSE => {
+        let h = read(env, &host)?;
+        let h = host_text(&h)?;
         let error = connect_error_from_code(error)
             .ok_or(Failure::Argument("linekit: unknown connect error"))?;
         let ip = read_ip(env, &ip)?;
-        Ok(if engine.connect_failed(h, ip, error) {
+        Ok(if engine.connect_failed(&h, ip, error) {
             JNI_TRUE
         } else {
             JNI_FALSE
         })
-    })
+    }
 }
 
-/// `static native void connectSucceeded(long handle, String host, byte[] ip)`.
-#[no_mangle]
-pub extern "system" fn Java_dev_linekit_internal_NativeDns_connectSucceeded<'l>(
-    mut env: JNIEnv<'l>,
-    _class: JClass<'l>,
-    handle: jlong,
-    host: JString<'l>,
-    ip: JByteArray<'l>,
-    connect_ms: jlong,
-) {
-    with_host(&mut env, handle, &host, (), |env, engine, h| {
+jni_export! {
+    /// `static native void connectSucceeded(long handle, String host, byte[] ip,
+    /// long connectMs)`; `connectMs` is -1 when the connect was not timed.
+    fn Java_dev_linekit_internal_NativeDns_connectSucceeded(env, &engine = handle,
+        host: JString<'l>, ip: JByteArray<'l>, connect_ms: jlong) => {
+        let h = read(env, &host)?;
+        let h = host_text(&h)?;
         let ip = read_ip(env, &ip)?;
         // A measured connect time also feeds the per-address ranking; -1 = not measured.
         match u64::try_from(connect_ms) {
-            Ok(ms) => engine.connect_succeeded_ms(h, ip, ms),
-            Err(_) => engine.connect_succeeded(h, ip),
+            Ok(ms) => engine.connect_succeeded_ms(&h, ip, ms),
+            Err(_) => engine.connect_succeeded(&h, ip),
         }
         Ok(())
-    })
+    }
 }
 
 #[cfg(test)]

@@ -1,11 +1,15 @@
 //! Config validation (`docs/config.md#validation`): every malformed document yields path-qualified errors —
 //! all of them, never a panic — and valid documents get the documented defaults.
+//! The one-field breakages of a small valid config are data (`fixtures/config_errors.json`),
+//! run by one driver; the tests that build their documents in code follow it.
 
 use linekit_core::config::{parse_config, validate, Config, MAX_CONFIG_BYTES};
 use linekit_core::error::{Error, FieldError};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 const REFERENCE_EXAMPLE: &str = include_str!("fixtures/reference_example.json");
+const MALFORMED_CASES: &str = include_str!("fixtures/config_errors.json");
 
 /// A small valid config that the cases below break one field at a time.
 fn base() -> Value {
@@ -30,9 +34,15 @@ fn base() -> Value {
     })
 }
 
-/// Sets `value` at a JSON pointer, creating nothing: the parent must exist.
+/// [`base`] with `value` set at a JSON pointer.
 fn with(pointer: &str, value: Value) -> Value {
     let mut doc = base();
+    set(&mut doc, pointer, value);
+    doc
+}
+
+/// Sets `value` at a JSON pointer, creating nothing: the parent must exist.
+fn set(doc: &mut Value, pointer: &str, value: Value) {
     let (parent, key) = pointer.rsplit_once('/').expect("pointer has a parent");
     let target = doc.pointer_mut(parent).expect("parent exists");
     match target {
@@ -42,17 +52,15 @@ fn with(pointer: &str, value: Value) -> Value {
         Value::Array(items) => items[key.parse::<usize>().expect("index")] = value,
         _ => panic!("parent of {pointer} is not a container"),
     }
-    doc
 }
 
-fn without(pointer: &str) -> Value {
-    let mut doc = base();
+/// Removes the field at a JSON pointer; its parent must be an object.
+fn remove(doc: &mut Value, pointer: &str) {
     let (parent, key) = pointer.rsplit_once('/').expect("pointer has a parent");
     doc.pointer_mut(parent)
         .and_then(Value::as_object_mut)
         .expect("parent is an object")
         .remove(key);
-    doc
 }
 
 fn errors_of(text: &str) -> Vec<FieldError> {
@@ -74,498 +82,65 @@ fn the_base_config_is_valid() {
     assert_eq!(errors_of(&base().to_string()), []);
 }
 
+/// A group of cases in `fixtures/config_errors.json`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseGroup {
+    group: String,
+    cases: Vec<MalformedCase>,
+}
+
+/// One malformed document: [`base`] without the fields at the `remove` pointers and with
+/// the values of `set` at theirs; validating it must report exactly `paths` (in any
+/// order), each error's text containing `error`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MalformedCase {
+    name: String,
+    #[serde(default)]
+    remove: Vec<String>,
+    #[serde(default)]
+    set: serde_json::Map<String, Value>,
+    paths: Vec<String>,
+    error: String,
+}
+
+/// How many cases the fixture held when they moved out of this file: it may grow, never
+/// silently shrink.
+const MALFORMED_CASES_AT_LEAST: usize = 75;
+
 #[test]
 fn each_malformed_document_reports_exactly_its_paths() {
-    let cases: Vec<(&str, Value, Vec<&str>, &str)> = vec![
-        // Missing and required fields.
-        (
-            "missing version",
-            without("/version"),
-            vec!["version"],
-            "missing",
-        ),
-        (
-            "missing biz_lines",
-            without("/biz_lines"),
-            vec!["biz_lines"],
-            "missing",
-        ),
-        (
-            "empty biz_lines",
-            with("/biz_lines", json!({})),
-            vec!["biz_lines"],
-            "at least one",
-        ),
-        (
-            "missing line id",
-            without("/biz_lines/spot/http/1/id"),
-            vec!["biz_lines.spot.http[1].id"],
-            "missing",
-        ),
-        (
-            "missing line url",
-            without("/biz_lines/spot/ws/0/url"),
-            vec!["biz_lines.spot.ws[0].url"],
-            "missing",
-        ),
-        (
-            "missing merge biz",
-            without("/merge_hosts/0/biz"),
-            vec!["merge_hosts[0].biz"],
-            "missing",
-        ),
-        (
-            "missing provider format",
-            without("/httpdns/providers/0/format"),
-            vec!["httpdns.providers[0].format"],
-            "missing",
-        ),
-        // Wrong types.
-        (
-            "version as string",
-            with("/version", json!("3")),
-            vec!["version"],
-            "found a string",
-        ),
-        (
-            "negative version",
-            with("/version", json!(-1)),
-            vec!["version"],
-            "negative",
-        ),
-        (
-            "fractional version",
-            with("/version", json!(3.5)),
-            vec!["version"],
-            "floating-point",
-        ),
-        (
-            "downgrade as string",
-            with("/downgrade", json!("yes")),
-            vec!["downgrade"],
-            "boolean",
-        ),
-        (
-            "biz_lines as array",
-            with("/biz_lines", json!([])),
-            vec!["biz_lines"],
-            "an object",
-        ),
-        (
-            "biz line as string",
-            with("/biz_lines/cdn", json!("x")),
-            vec!["biz_lines.cdn"],
-            "an object",
-        ),
-        (
-            "http pool as object",
-            with("/biz_lines/cdn/http", json!({})),
-            vec!["biz_lines.cdn.http"],
-            "an array",
-        ),
-        (
-            "line as number",
-            with("/biz_lines/spot/http/1", json!(7)),
-            vec!["biz_lines.spot.http[1]"],
-            "an object",
-        ),
-        (
-            "url as number",
-            with("/biz_lines/spot/http/0/url", json!(1)),
-            vec!["biz_lines.spot.http[0].url"],
-            "a string",
-        ),
-        (
-            "priority as string",
-            with("/biz_lines/spot/http/0/priority", json!("1")),
-            vec!["biz_lines.spot.http[0].priority"],
-            "unsigned",
-        ),
-        (
-            "negative weight",
-            with("/biz_lines/spot/http/0/weight", json!(-5)),
-            vec!["biz_lines.spot.http[0].weight"],
-            "unsigned",
-        ),
-        (
-            "match as string",
-            with("/biz_lines/spot/match", json!("api.example.com")),
-            vec!["biz_lines.spot.match"],
-            "an array",
-        ),
-        (
-            "match item as number",
-            with("/biz_lines/spot/match", json!(["a.example.com", 5])),
-            vec!["biz_lines.spot.match[1]"],
-            "a string",
-        ),
-        (
-            "thresholds as array",
-            with("/thresholds", json!([1])),
-            vec!["thresholds"],
-            "an object",
-        ),
-        (
-            "timeout as string",
-            with("/thresholds", json!({"timeout_ms": "3000"})),
-            vec!["thresholds.timeout_ms"],
-            "found a string",
-        ),
-        (
-            "timeout as float",
-            with("/thresholds", json!({"timeout_ms": 2.5})),
-            vec!["thresholds.timeout_ms"],
-            "floating-point",
-        ),
-        (
-            "failure threshold over u32",
-            with(
-                "/thresholds",
-                json!({"failure_threshold": 4_294_967_296u64}),
-            ),
-            vec!["thresholds.failure_threshold"],
-            "at most",
-        ),
-        (
-            "rate as string",
-            with("/merge_hosts/0/rate", json!("1")),
-            vec!["merge_hosts[0].rate"],
-            "a number",
-        ),
-        (
-            "merge_hosts as object",
-            with("/merge_hosts", json!({})),
-            vec!["merge_hosts"],
-            "an array",
-        ),
-        (
-            "merge host as null",
-            with("/merge_hosts/0", Value::Null),
-            vec!["merge_hosts[0]"],
-            "null",
-        ),
-        (
-            "providers as string",
-            with("/httpdns/providers", json!("ali")),
-            vec!["httpdns.providers"],
-            "an array",
-        ),
-        (
-            "min ttl as float",
-            with("/httpdns/min_ttl_s", json!(1.5)),
-            vec!["httpdns.min_ttl_s"],
-            "unsigned",
-        ),
-        (
-            "sample rate as bool",
-            with("/trace", json!({"sample_rate": true})),
-            vec!["trace.sample_rate"],
-            "a number",
-        ),
-        (
-            "trace as null",
-            with("/trace", Value::Null),
-            vec!["trace"],
-            "null",
-        ),
-        // Semantic rules: numbers.
-        (
-            "zero timeout",
-            with("/thresholds", json!({"timeout_ms": 0})),
-            vec!["thresholds.timeout_ms"],
-            "greater than 0",
-        ),
-        (
-            "zero window",
-            with("/thresholds", json!({"window_ms": 0})),
-            vec!["thresholds.window_ms"],
-            "greater than 0",
-        ),
-        (
-            "zero failure threshold",
-            with("/thresholds", json!({"failure_threshold": 0})),
-            vec!["thresholds.failure_threshold"],
-            "at least 1",
-        ),
-        (
-            "too many retries",
-            with("/thresholds", json!({"max_retries": 6})),
-            vec!["thresholds.max_retries"],
-            "0..=5",
-        ),
-        (
-            "zero weight",
-            with("/biz_lines/spot/http/0/weight", json!(0)),
-            vec!["biz_lines.spot.http[0].weight"],
-            "1..=10000",
-        ),
-        (
-            "huge weight",
-            with("/biz_lines/spot/http/0/weight", json!(10_001)),
-            vec!["biz_lines.spot.http[0].weight"],
-            "1..=10000",
-        ),
-        // Rates out of range.
-        (
-            "rate above 1",
-            with("/merge_hosts/0/rate", json!(1.5)),
-            vec!["merge_hosts[0].rate"],
-            "[0, 1]",
-        ),
-        (
-            "negative rate",
-            with("/merge_hosts/0/rate", json!(-0.1)),
-            vec!["merge_hosts[0].rate"],
-            "[0, 1]",
-        ),
-        (
-            "sample rate above 1",
-            with("/trace", json!({"sample_rate": 2})),
-            vec!["trace.sample_rate"],
-            "[0, 1]",
-        ),
-        (
-            "zero refresh ratio",
-            with("/httpdns/refresh_ratio", json!(0)),
-            vec!["httpdns.refresh_ratio"],
-            "(0, 1]",
-        ),
-        (
-            "jitter ratio of 1",
-            with("/httpdns/jitter_ratio", json!(1)),
-            vec!["httpdns.jitter_ratio"],
-            "[0, 1)",
-        ),
-        (
-            "zero min ttl",
-            with("/httpdns/min_ttl_s", json!(0)),
-            vec!["httpdns.min_ttl_s"],
-            "at least 1",
-        ),
-        (
-            "min ttl above max",
-            with("/httpdns/max_ttl_s", json!(10)),
-            vec!["httpdns.min_ttl_s"],
-            "max_ttl_s",
-        ),
-        // Ids and names.
-        (
-            "duplicate id in http",
-            with("/biz_lines/spot/http/1/id", json!("ali")),
-            vec!["biz_lines.spot.http[1].id"],
-            "duplicate",
-        ),
-        (
-            "duplicate id across http and ws",
-            with("/biz_lines/spot/ws/0/id", json!("tx")),
-            vec!["biz_lines.spot.ws[0].id"],
-            "http[1]",
-        ),
-        (
-            "empty id",
-            with("/biz_lines/spot/http/0/id", json!("")),
-            vec!["biz_lines.spot.http[0].id"],
-            "empty",
-        ),
-        (
-            "duplicate provider id",
-            with(
-                "/httpdns/providers",
-                json!([
-            {"id": "a", "format": "dnspod", "url": "https://d.example/d"},
-            {"id": "a", "format": "doh-json", "url": "https://d.example/dns-query"}]),
-            ),
-            vec!["httpdns.providers[1].id"],
-            "duplicate",
-        ),
-        (
-            "upper-case biz name",
-            with(
-                "/biz_lines/Spot",
-                json!({"http": [{"id": "a", "url": "https://a.example.com"}]}),
-            ),
-            vec!["biz_lines[\"Spot\"]"],
-            "a-z",
-        ),
-        (
-            "empty biz name",
-            with(
-                "/biz_lines/",
-                json!({"http": [{"id": "a", "url": "https://a.example.com"}]}),
-            ),
-            vec!["biz_lines[\"\"]"],
-            "non-empty",
-        ),
-        // URLs.
-        (
-            "line URL with path",
-            with(
-                "/biz_lines/spot/http/1/url",
-                json!("https://a.example.com/v1"),
-            ),
-            vec!["biz_lines.spot.http[1].url"],
-            "path",
-        ),
-        (
-            "line URL without scheme",
-            with("/biz_lines/spot/http/1/url", json!("a.example.com")),
-            vec!["biz_lines.spot.http[1].url"],
-            "not a URL",
-        ),
-        (
-            "line URL ftp",
-            with("/biz_lines/spot/http/1/url", json!("ftp://a.example.com")),
-            vec!["biz_lines.spot.http[1].url"],
-            "scheme",
-        ),
-        (
-            "line URL port 0",
-            with(
-                "/biz_lines/spot/http/1/url",
-                json!("https://a.example.com:0"),
-            ),
-            vec!["biz_lines.spot.http[1].url"],
-            "port",
-        ),
-        (
-            "line URL bad host",
-            with("/biz_lines/spot/http/1/url", json!("https://a_b c")),
-            vec!["biz_lines.spot.http[1].url"],
-            "host",
-        ),
-        (
-            "cleartext http line",
-            with("/biz_lines/spot/http/1/url", json!("http://a.example.com")),
-            vec!["biz_lines.spot.http[1].url"],
-            "allow_cleartext",
-        ),
-        (
-            "cleartext ws line",
-            with("/biz_lines/spot/ws/0/url", json!("ws://a.example.com")),
-            vec!["biz_lines.spot.ws[0].url"],
-            "allow_cleartext",
-        ),
-        (
-            "ws line in http pool",
-            with("/biz_lines/spot/http/1/url", json!("wss://a.example.com")),
-            vec!["biz_lines.spot.http[1].url"],
-            "http or https",
-        ),
-        (
-            "https line in ws pool",
-            with("/biz_lines/spot/ws/0/url", json!("https://a.example.com")),
-            vec!["biz_lines.spot.ws[0].url"],
-            "ws or wss",
-        ),
-        (
-            "provider over http",
-            with("/httpdns/providers/0/url", json!("http://203.0.113.7/d")),
-            vec!["httpdns.providers[0].url"],
-            "allow_cleartext",
-        ),
-        (
-            "provider without host",
-            with("/httpdns/providers/0/url", json!("https:///d")),
-            vec!["httpdns.providers[0].url"],
-            "host",
-        ),
-        // Hosts and paths.
-        (
-            "bad match host",
-            with("/biz_lines/spot/match", json!(["api example"])),
-            vec!["biz_lines.spot.match[0]"],
-            "host",
-        ),
-        (
-            "host matched by two business lines",
-            with("/biz_lines/cdn/match", json!(["API.example.com."])),
-            vec!["biz_lines.spot.match[0]"],
-            "business line cdn",
-        ),
-        (
-            "detect path without slash",
-            with("/biz_lines/spot/detect_path", json!("line/ping")),
-            vec!["biz_lines.spot.detect_path"],
-            "start with /",
-        ),
-        (
-            "merge host wildcard",
-            with("/merge_hosts/0/host", json!("*.example.com")),
-            vec!["merge_hosts[0].host"],
-            "host",
-        ),
-        (
-            "unknown biz in merge_hosts",
-            with("/merge_hosts/0/biz", json!("img")),
-            vec!["merge_hosts[0].biz"],
-            "unknown business line",
-        ),
-        (
-            "prefix without slash",
-            with("/merge_hosts/0/path_prefix", json!("image")),
-            vec!["merge_hosts[0].path_prefix"],
-            "start with /",
-        ),
-        (
-            "prefix with trailing slash",
-            with("/merge_hosts/0/path_prefix", json!("/image/")),
-            vec!["merge_hosts[0].path_prefix"],
-            "not end with /",
-        ),
-        (
-            "bad httpdns host pattern",
-            with("/httpdns/hosts", json!(["*"])),
-            vec!["httpdns.hosts[0]"],
-            "pattern",
-        ),
-        (
-            "bad allow_private pattern",
-            with("/httpdns/allow_private", json!(["a..b"])),
-            vec!["httpdns.allow_private[0]"],
-            "pattern",
-        ),
-        // Empty pools.
-        (
-            "business line without lines",
-            with("/biz_lines/cdn", json!({"match": ["cdn.example.com"]})),
-            vec!["biz_lines.cdn"],
-            "empty pool",
-        ),
-        (
-            "explicitly empty http pool",
-            with("/biz_lines/cdn/http", json!([])),
-            vec!["biz_lines.cdn.http"],
-            "empty pool",
-        ),
-        (
-            "explicitly empty ws pool",
-            with("/biz_lines/spot/ws", json!([])),
-            vec!["biz_lines.spot.ws"],
-            "empty pool",
-        ),
-        (
-            "no lines and a malformed match",
-            with("/biz_lines/cdn", json!({"match": 5})),
-            vec!["biz_lines.cdn", "biz_lines.cdn.match"],
-            "",
-        ),
-        (
-            "both pools empty",
-            with("/biz_lines/cdn", json!({"http": [], "ws": []})),
-            vec!["biz_lines.cdn.http", "biz_lines.cdn.ws"],
-            "empty pool",
-        ),
-    ];
-    for (name, doc, want, needle) in cases {
-        let errors = errors_of(&doc.to_string());
-        let mut want: Vec<String> = want.into_iter().map(String::from).collect();
-        want.sort();
-        assert_eq!(paths(&errors), want, "{name}: {errors:?}");
-        assert!(
-            errors.iter().all(|e| e.error.contains(needle)),
-            "{name}: expected {needle:?} in {errors:?}"
-        );
+    let groups: Vec<CaseGroup> =
+        serde_json::from_str(MALFORMED_CASES).expect("config_errors.json holds case groups");
+    let mut run = 0;
+    for CaseGroup { group, cases } in groups {
+        for case in cases {
+            let name = format!("{group}: {}", case.name);
+            let mut doc = base();
+            for pointer in &case.remove {
+                remove(&mut doc, pointer);
+            }
+            for (pointer, value) in case.set {
+                set(&mut doc, &pointer, value);
+            }
+            assert_ne!(doc, base(), "{name}: the case changes nothing");
+            let errors = errors_of(&doc.to_string());
+            let mut want = case.paths;
+            want.sort();
+            assert_eq!(paths(&errors), want, "{name}: {errors:?}");
+            assert!(
+                errors.iter().all(|e| e.error.contains(&case.error)),
+                "{name}: expected {:?} in {errors:?}",
+                case.error
+            );
+            run += 1;
+        }
     }
+    assert!(
+        run >= MALFORMED_CASES_AT_LEAST,
+        "only {run} cases in config_errors.json"
+    );
 }
 
 /// The wire format is a cargo feature: with it a `doh-wire` provider validates; without it

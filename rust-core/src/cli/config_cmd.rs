@@ -12,7 +12,7 @@
 //! `-` as FILE reads stdin. Read failures and seal failures are `{"error":…}` on stderr with
 //! exit 1; usage mistakes exit 2. Keys are never echoed.
 
-use super::fail;
+use super::{fail, Streams};
 use crate::config::seal::KEY_LEN;
 use crate::config::{open, parse_config, parse_key_hex, seal, Config};
 use crate::error::{Error, FieldError};
@@ -27,32 +27,27 @@ const USAGE: &str =
     "usage: linekit config check FILE | config seal --key-hex HEX FILE | config open --key-hex HEX FILE";
 
 /// Runs `config …` (the words after `config`) and returns the exit code.
-pub(super) fn run(
-    words: &[&str],
-    input: &mut dyn Read,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
+pub(super) fn run(words: &[&str], io: &mut Streams<'_>) -> i32 {
     let Some((&command, rest)) = words.split_first() else {
-        return usage(err);
+        return usage(io.err);
     };
     let Some(args) = Args::parse(rest) else {
-        return usage(err);
+        return usage(io.err);
     };
     match (command, &args.key_hex) {
-        ("check", None) => check(&args.file, input, out, err),
+        ("check", None) => check(&args.file, io),
         ("seal" | "open", Some(hex)) => {
-            let (key, bytes) = match key_and_input(&args.file, hex, input) {
+            let (key, bytes) = match key_and_input(&args.file, hex, io.input) {
                 Ok(k) => k,
-                Err(why) => return fail(err, &why),
+                Err(why) => return fail(io.err, &why),
             };
             if command == "seal" {
-                seal_cmd(&key, bytes, out, err)
+                seal_cmd(&key, bytes, io.out, io.err)
             } else {
-                open_cmd(&key, bytes, out, err)
+                open_cmd(&key, bytes, io.out, io.err)
             }
         }
-        _ => usage(err),
+        _ => usage(io.err),
     }
 }
 
@@ -145,16 +140,16 @@ fn report(e: Error, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     }
 }
 
-fn check(file: &str, input: &mut dyn Read, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let bytes = match super::read_bytes(file, input, MAX_INPUT_BYTES) {
+fn check(file: &str, io: &mut Streams<'_>) -> i32 {
+    let bytes = match super::read_bytes(file, io.input, MAX_INPUT_BYTES) {
         Ok(b) => b,
-        Err(why) => return fail(err, &why),
+        Err(why) => return fail(io.err, &why),
     };
     match parse_bytes(bytes) {
         Ok((_, config)) => {
             let names: Vec<&str> = config.biz_lines.keys().map(String::as_str).collect();
             let _ = writeln!(
-                out,
+                io.out,
                 "{}",
                 to_json(&CheckReport {
                     ok: true,
@@ -165,7 +160,7 @@ fn check(file: &str, input: &mut dyn Read, out: &mut dyn Write, err: &mut dyn Wr
             );
             0
         }
-        Err(e) => report(e, out, err),
+        Err(e) => report(e, io.out, io.err),
     }
 }
 

@@ -17,7 +17,7 @@
 //!   after every valid one has been printed.
 //! - `ip order ADDR…` prints the OkHttp order as one JSON array.
 
-use super::fail;
+use super::{fail, Streams};
 use crate::dns::policy::{classify, effective_class, is_public, AddrClass, AddressPolicy};
 use crate::dns::providers::{ProviderFormat, MAX_BODY_BYTES};
 use crate::dns::{order_addresses, HostMatcher};
@@ -26,12 +26,7 @@ use std::io::{Read, Write};
 use std::net::IpAddr;
 
 /// `httpdns parse …`.
-pub fn httpdns_parse(
-    args: &[&str],
-    input: &mut dyn Read,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
+pub fn httpdns_parse(args: &[&str], io: &mut Streams<'_>) -> i32 {
     let mut format = None;
     let mut hosts: Vec<String> = Vec::new();
     let mut hex = false;
@@ -43,8 +38,8 @@ pub fn httpdns_parse(
         match *arg {
             "--format" => match it.next().map(|f| f.parse::<ProviderFormat>()) {
                 Some(Ok(f)) => format = Some(f),
-                Some(Err(e)) => return fail(err, &e),
-                None => return fail(err, "--format needs a value"),
+                Some(Err(e)) => return fail(io.err, &e),
+                None => return fail(io.err, "--format needs a value"),
             },
             "--host" => match it.next() {
                 Some(h) => hosts.extend(
@@ -53,24 +48,24 @@ pub fn httpdns_parse(
                         .filter(|h| !h.is_empty())
                         .map(String::from),
                 ),
-                None => return fail(err, "--host needs a value"),
+                None => return fail(io.err, "--host needs a value"),
             },
             "--config" => match it.next() {
                 Some(f) => config = Some(*f),
-                None => return fail(err, "--config needs a file"),
+                None => return fail(io.err, "--config needs a file"),
             },
             "--provider" => match it.next() {
                 Some(id) => provider_id = Some(*id),
-                None => return fail(err, "--provider needs an id"),
+                None => return fail(io.err, "--provider needs an id"),
             },
             "--hex" => hex = true,
             "--allow-private" => allow_private = true,
             other if other.starts_with("--") => {
-                return fail(err, &format!("unknown option {other}"))
+                return fail(io.err, &format!("unknown option {other}"))
             }
             path => {
                 if file.replace(path).is_some() {
-                    return fail(err, "only one input file may be given");
+                    return fail(io.err, "only one input file may be given");
                 }
             }
         }
@@ -78,43 +73,43 @@ pub fn httpdns_parse(
     // With `--config F --provider ID` the provider decides the format and decryption.
     let mut auth = None;
     match (config, provider_id) {
-        (Some(path), Some(id)) => match super::provider_cmd::load_provider(path, id, input) {
+        (Some(path), Some(id)) => match super::provider_cmd::load_provider(path, id, io.input) {
             Ok((p, f)) => {
                 format = Some(f);
                 auth = p.auth;
             }
-            Err(e) => return fail(err, &e),
+            Err(e) => return fail(io.err, &e),
         },
         (None, None) => {}
-        _ => return fail(err, "--config and --provider go together"),
+        _ => return fail(io.err, "--config and --provider go together"),
     }
     let Some(format) = format else {
         return fail(
-            err,
+            io.err,
             "usage: linekit httpdns parse --format aliyun|aliyun-batch|dnspod|doh-json|doh-wire [--host H] [--hex] [--allow-private] [FILE|-]",
         );
     };
     if hex && format != ProviderFormat::DohWire {
-        return fail(err, "--hex applies to --format doh-wire only");
+        return fail(io.err, "--hex applies to --format doh-wire only");
     }
     // Read a little more than any acceptable body so oversize input is reported as such
     // without reading an unbounded file.
     let limit = (MAX_BODY_BYTES as u64) * if hex { 3 } else { 1 } + 64;
     let mut raw = Vec::new();
     let read = match file {
-        None | Some("-") => input.take(limit).read_to_end(&mut raw),
+        None | Some("-") => io.input.take(limit).read_to_end(&mut raw),
         Some(path) => match std::fs::File::open(path) {
             Ok(f) => f.take(limit).read_to_end(&mut raw),
-            Err(e) => return fail(err, &format!("cannot read {path}: {e}")),
+            Err(e) => return fail(io.err, &format!("cannot read {path}: {e}")),
         },
     };
     if let Err(e) = read {
-        return fail(err, &format!("cannot read input: {e}"));
+        return fail(io.err, &format!("cannot read input: {e}"));
     }
     let body = if hex {
         match decode_hex(&raw) {
             Some(b) => b,
-            None => return fail(err, "input is not hex"),
+            None => return fail(io.err, "input is not hex"),
         }
     } else {
         raw
@@ -124,7 +119,11 @@ pub fn httpdns_parse(
     let answers = match decoded.and_then(|plain| format.parse(&host_refs, &plain)) {
         Ok(a) => a,
         Err(e) => {
-            let _ = writeln!(err, "{}", json!({"error": e.to_string(), "kind": e.kind()}));
+            let _ = writeln!(
+                io.err,
+                "{}",
+                json!({"error": e.to_string(), "kind": e.kind()})
+            );
             return 1;
         }
     };
@@ -155,7 +154,7 @@ pub fn httpdns_parse(
         );
     }
     let _ = writeln!(
-        out,
+        io.out,
         "{}",
         json!({"hosts": Value::Object(out_hosts), "rejected": rejected})
     );

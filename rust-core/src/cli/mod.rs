@@ -14,6 +14,14 @@ mod whatif_cmd;
 mod dns_cmd;
 mod provider_cmd;
 
+/// The streams a command works with: standard input (read where a file is given as `-`),
+/// `out` for its result and `err` for its errors.
+struct Streams<'a> {
+    input: &'a mut dyn Read,
+    out: &'a mut dyn Write,
+    err: &'a mut dyn Write,
+}
+
 /// Runs one command line (without the program name) and returns the exit code.
 pub fn run(
     args: &[String],
@@ -22,30 +30,31 @@ pub fn run(
     err: &mut dyn Write,
 ) -> i32 {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    let io = &mut Streams { input, out, err };
     match words.as_slice() {
-        ["httpdns", "parse", rest @ ..] => dns_cmd::httpdns_parse(rest, input, out, err),
-        ["httpdns", "request", rest @ ..] => provider_cmd::httpdns_request(rest, input, out, err),
-        ["ip", "classify", rest @ ..] => dns_cmd::ip_classify(rest, out, err),
-        ["ip", "order", rest @ ..] => dns_cmd::ip_order(rest, out, err),
+        ["httpdns", "parse", rest @ ..] => dns_cmd::httpdns_parse(rest, io),
+        ["httpdns", "request", rest @ ..] => provider_cmd::httpdns_request(rest, io),
+        ["ip", "classify", rest @ ..] => dns_cmd::ip_classify(rest, io.out, io.err),
+        ["ip", "order", rest @ ..] => dns_cmd::ip_order(rest, io.out, io.err),
         ["version"] => {
             let _ = writeln!(
-                out,
+                io.out,
                 "{}",
                 serde_json::json!({ "version": env!("CARGO_PKG_VERSION") })
             );
             0
         }
         ["replay", rest @ ..] if rest.iter().any(|a| a.starts_with("--")) => {
-            whatif_cmd::replay(rest, input, out, err)
+            whatif_cmd::replay(rest, io)
         }
-        ["replay", file] => replay_cmd::run(file, input, out, err),
-        ["config", "keygen"] => sign_cmd::keygen(out),
-        ["config", "sign", rest @ ..] => sign_cmd::sign(rest, input, out, err),
-        ["config", "verify", rest @ ..] => sign_cmd::verify(rest, input, out, err),
-        ["trace", "schema"] => whatif_cmd::schema(out),
-        ["config", "schema"] => config_cmd::schema(out),
-        ["config", rest @ ..] => config_cmd::run(rest, input, out, err),
-        _ => usage(err),
+        ["replay", file] => replay_cmd::run(file, io),
+        ["config", "keygen"] => sign_cmd::keygen(io.out),
+        ["config", "sign", rest @ ..] => sign_cmd::sign(rest, io),
+        ["config", "verify", rest @ ..] => sign_cmd::verify(rest, io),
+        ["trace", "schema"] => whatif_cmd::schema(io.out),
+        ["config", "schema"] => config_cmd::schema(io.out),
+        ["config", rest @ ..] => config_cmd::run(rest, io),
+        _ => usage(io.err),
     }
 }
 

@@ -11,13 +11,13 @@
 //! The URL printed may carry a token or signature: this command exists to show it. Errors
 //! never echo keys, secrets or tokens.
 
-use super::{fail, read_text};
+use super::{fail, read_text, Streams};
 use crate::config::model::ProviderConfig;
 use crate::config::{parse_config, MAX_CONFIG_BYTES};
 use crate::dns::providers::ProviderFormat;
 use crate::dns::refresh::{provider_query, Stage};
 use serde_json::json;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::sync::Arc;
 
 /// The provider `id` of config file `path` and its parsed format.
@@ -39,19 +39,14 @@ pub fn load_provider(
 }
 
 /// `httpdns request …`.
-pub fn httpdns_request(
-    args: &[&str],
-    input: &mut dyn Read,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
+pub fn httpdns_request(args: &[&str], io: &mut Streams<'_>) -> i32 {
     let usage = "usage: linekit httpdns request --config F --provider ID --host H[,H2] [--now-s S]";
     let (mut config, mut provider, mut now_s) = (None, None, None);
     let mut hosts: Vec<Arc<str>> = Vec::new();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         let Some(value) = it.next() else {
-            return fail(err, usage);
+            return fail(io.err, usage);
         };
         match *arg {
             "--config" => config = Some(*value),
@@ -65,17 +60,17 @@ pub fn httpdns_request(
             ),
             "--now-s" => match value.parse::<u64>() {
                 Ok(s) => now_s = Some(s),
-                Err(_) => return fail(err, "--now-s needs Unix seconds"),
+                Err(_) => return fail(io.err, "--now-s needs Unix seconds"),
             },
-            _ => return fail(err, usage),
+            _ => return fail(io.err, usage),
         }
     }
     let (Some(config), Some(id), false) = (config, provider, hosts.is_empty()) else {
-        return fail(err, usage);
+        return fail(io.err, usage);
     };
-    let (p, format) = match load_provider(config, id, input) {
+    let (p, format) = match load_provider(config, id, io.input) {
         Ok(found) => found,
-        Err(e) => return fail(err, &e),
+        Err(e) => return fail(io.err, &e),
     };
     let wall_ms = match now_s {
         Some(s) => s.saturating_mul(1_000),
@@ -89,7 +84,7 @@ pub fn httpdns_request(
     let Some(q) = provider_query(format, &p.url, p.auth.as_ref(), &hosts, stage, wall_ms, &iv)
     else {
         return fail(
-            err,
+            io.err,
             "cannot build a query for these hosts with this provider",
         );
     };
@@ -101,6 +96,6 @@ pub fn httpdns_request(
             .map(|(k, v)| (k.clone(), json!(v)))
             .collect();
     }
-    let _ = writeln!(out, "{doc}");
+    let _ = writeln!(io.out, "{doc}");
     0
 }

@@ -11,7 +11,7 @@
 //!   `trust` is used) or a bare `{"keys":[..],"threshold":N}`. `expires_at` is checked
 //!   against S, or the system clock.
 
-use super::{fail, read_text};
+use super::{fail, read_text, Streams};
 use crate::config::accept::verify_envelope;
 use crate::config::envelope::{decode_signing_key, Envelope};
 use crate::config::trust::TrustConfig;
@@ -22,7 +22,7 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use ed25519_dalek::SigningKey;
 use serde_json::{json, Value};
-use std::io::{Read, Write};
+use std::io::Write;
 
 const MAX_INPUT_BYTES: usize = 4 * 1024 * 1024;
 const MAX_KEY_FILE_BYTES: usize = 4 * 1024;
@@ -93,65 +93,61 @@ impl From<String> for Stop {
 fn run(
     words: &[&str],
     names: &[&str],
-    err: &mut dyn Write,
-    command: impl FnOnce(&[(String, &str)], &str) -> Result<(), Stop>,
+    io: &mut Streams<'_>,
+    command: impl FnOnce(&[(String, &str)], &str, &mut Streams<'_>) -> Result<(), Stop>,
 ) -> i32 {
     let result = match options(words, names) {
-        Some((opts, file)) => command(&opts, file),
+        Some((opts, file)) => command(&opts, file, io),
         None => Err(Stop::Usage),
     };
     match result {
         Ok(()) => 0,
-        Err(Stop::Usage) => usage(err),
-        Err(Stop::Fail(e)) => fail(err, &e),
+        Err(Stop::Usage) => usage(io.err),
+        Err(Stop::Fail(e)) => fail(io.err, &e),
     }
 }
 
 /// `config sign …`.
-pub(super) fn sign(
-    words: &[&str],
-    input: &mut dyn Read,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
-    run(words, &["private-key-file", "key-id"], err, |opts, file| {
-        let (Some(key_file), Some(key_id)) = (opt(opts, "private-key-file"), opt(opts, "key-id"))
-        else {
-            return Err(Stop::Usage);
-        };
-        if key_id.is_empty() || key_id.len() > 64 {
-            return Err(Stop::Fail("--key-id must be 1 to 64 characters".into()));
-        }
-        let key = read_text(key_file, input, MAX_KEY_FILE_BYTES)
-            .and_then(|t| decode_signing_key(&t))
-            .map_err(|e| format!("private key: {e}"))?;
-        let text = read_text(file, input, MAX_INPUT_BYTES)?;
-        let existing = serde_json::from_str::<Value>(&text)
-            .ok()
-            .filter(Envelope::is_envelope);
-        let mut envelope = match existing {
-            Some(v) => Envelope::parse(&v).map_err(|r| r.to_string())?,
-            None => Envelope {
-                signed: text.into_bytes(),
-                signatures: Vec::new(),
-            },
-        };
-        let inner = String::from_utf8_lossy(&envelope.signed).into_owned();
-        parse_config(&inner).map_err(|e| format!("refusing to sign an invalid config: {e}"))?;
-        envelope.sign(key_id, &key);
-        let _ = writeln!(out, "{}", envelope.to_json());
-        Ok(())
-    })
+pub(super) fn sign(words: &[&str], io: &mut Streams<'_>) -> i32 {
+    run(
+        words,
+        &["private-key-file", "key-id"],
+        io,
+        |opts, file, io| {
+            let (Some(key_file), Some(key_id)) =
+                (opt(opts, "private-key-file"), opt(opts, "key-id"))
+            else {
+                return Err(Stop::Usage);
+            };
+            if key_id.is_empty() || key_id.len() > 64 {
+                return Err(Stop::Fail("--key-id must be 1 to 64 characters".into()));
+            }
+            let key = read_text(key_file, io.input, MAX_KEY_FILE_BYTES)
+                .and_then(|t| decode_signing_key(&t))
+                .map_err(|e| format!("private key: {e}"))?;
+            let text = read_text(file, io.input, MAX_INPUT_BYTES)?;
+            let existing = serde_json::from_str::<Value>(&text)
+                .ok()
+                .filter(Envelope::is_envelope);
+            let mut envelope = match existing {
+                Some(v) => Envelope::parse(&v).map_err(|r| r.to_string())?,
+                None => Envelope {
+                    signed: text.into_bytes(),
+                    signatures: Vec::new(),
+                },
+            };
+            let inner = String::from_utf8_lossy(&envelope.signed).into_owned();
+            parse_config(&inner).map_err(|e| format!("refusing to sign an invalid config: {e}"))?;
+            envelope.sign(key_id, &key);
+            let _ = writeln!(io.out, "{}", envelope.to_json());
+            Ok(())
+        },
+    )
 }
 
 /// `config verify …`.
-pub(super) fn verify(
-    words: &[&str],
-    input: &mut dyn Read,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
-    run(words, &["trust", "now-s"], err, |opts, file| {
+pub(super) fn verify(words: &[&str], io: &mut Streams<'_>) -> i32 {
+    run(words, &["trust", "now-s"], io, |opts, file, io| {
         let trust_file = opt(opts, "trust").ok_or(Stop::Usage)?;
         let now = match opt(opts, "now-s").map(str::parse::<u64>) {
             None => std::time::SystemTime::now()
@@ -161,13 +157,13 @@ pub(super) fn verify(
             Some(Ok(s)) => s,
             Some(Err(_)) => return Err(Stop::Fail("--now-s: expected unix seconds".into())),
         };
-        let trust = read_text(trust_file, input, MAX_INPUT_BYTES)
+        let trust = read_text(trust_file, io.input, MAX_INPUT_BYTES)
             .and_then(|t| trust_of(&t))
             .map_err(|e| format!("trust: {e}"))?;
-        let text = read_text(file, input, MAX_INPUT_BYTES)?;
+        let text = read_text(file, io.input, MAX_INPUT_BYTES)?;
         let a = verify_envelope(&text, &trust, Some(now)).map_err(|r| r.to_string())?;
         let _ = writeln!(
-            out,
+            io.out,
             "{}",
             json!({ "ok": true, "version": a.config.version, "key_ids": a.key_ids })
         );

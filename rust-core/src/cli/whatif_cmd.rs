@@ -9,10 +9,11 @@
 //! Output files are written only after the run succeeded; a bad trace or policy prints one
 //! error (with the trace line number) and exits 1.
 
+use super::Streams;
 use crate::trace::format::{TraceRecord, MAX_TRACE_BYTES};
 use crate::trace::{TraceEvent, TraceSink};
 use parking_lot::Mutex;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::sync::Arc;
 
 const USAGE: &str = "usage: linekit replay SCENARIO.json --trace-out TRACE.jsonl | linekit replay \
@@ -77,19 +78,14 @@ fn write_file(path: &str, bytes: &[u8]) -> Result<(), String> {
 }
 
 /// `linekit replay …` with `--trace-out` or `--from-trace`.
-pub fn replay(
-    args: &[&str],
-    input: &mut dyn Read,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
+pub fn replay(args: &[&str], io: &mut Streams<'_>) -> i32 {
     let a = match parse(args) {
         Ok(a) => a,
-        Err(e) => return super::fail(err, &e),
+        Err(e) => return super::fail(io.err, &e),
     };
     let result = match (a.scenario, a.from_trace) {
-        (Some(scenario), None) => scenario_with_trace(&a, scenario, input, out),
-        (None, Some(trace)) => from_trace(&a, trace, input, out),
+        (Some(scenario), None) => scenario_with_trace(&a, scenario, io),
+        (None, Some(trace)) => from_trace(&a, trace, io),
         (Some(_), Some(_)) => Err(format!(
             "give a scenario or --from-trace, not both; {USAGE}"
         )),
@@ -97,16 +93,11 @@ pub fn replay(
     };
     match result {
         Ok(()) => 0,
-        Err(e) => super::fail(err, &e),
+        Err(e) => super::fail(io.err, &e),
     }
 }
 
-fn scenario_with_trace(
-    a: &Args<'_>,
-    scenario: &str,
-    input: &mut dyn Read,
-    out: &mut dyn Write,
-) -> Result<(), String> {
+fn scenario_with_trace(a: &Args<'_>, scenario: &str, io: &mut Streams<'_>) -> Result<(), String> {
     if a.config.is_some() || a.html.is_some() || a.compare || a.window_ms.is_some() {
         return Err(format!(
             "--config, --compare, --html and --evidence-window-ms go with --from-trace; {USAGE}"
@@ -115,28 +106,23 @@ fn scenario_with_trace(
     let Some(trace_out) = a.trace_out else {
         return Err(USAGE.to_string());
     };
-    let text = super::read_text(scenario, input, crate::replay::MAX_SCENARIO_BYTES)?;
+    let text = super::read_text(scenario, io.input, crate::replay::MAX_SCENARIO_BYTES)?;
     let lines = Arc::new(Lines::default());
     let mut buf = Vec::new();
     crate::replay::run_traced(&text, &mut buf, Some(lines.clone())).map_err(|e| e.to_string())?;
     write_file(trace_out, &lines.0.lock())?;
-    out.write_all(&buf).map_err(|e| format!("output: {e}"))
+    io.out.write_all(&buf).map_err(|e| format!("output: {e}"))
 }
 
-fn from_trace(
-    a: &Args<'_>,
-    trace: &str,
-    input: &mut dyn Read,
-    out: &mut dyn Write,
-) -> Result<(), String> {
+fn from_trace(a: &Args<'_>, trace: &str, io: &mut Streams<'_>) -> Result<(), String> {
     let Some(config) = a.config else {
         return Err(format!("--from-trace needs --config POLICY.json; {USAGE}"));
     };
     if trace == "-" && config == "-" {
         return Err("only one of the trace and the policy can be standard input".to_string());
     }
-    let trace_text = super::read_text(trace, input, MAX_TRACE_BYTES)?;
-    let policy = super::read_text(config, input, crate::replay::MAX_SCENARIO_BYTES)?;
+    let trace_text = super::read_text(trace, io.input, MAX_TRACE_BYTES)?;
+    let policy = super::read_text(config, io.input, crate::replay::MAX_SCENARIO_BYTES)?;
     let window = a
         .window_ms
         .unwrap_or(crate::whatif::driver::DEFAULT_EVIDENCE_WINDOW_MS);
@@ -159,7 +145,7 @@ fn from_trace(
         let html = crate::whatif::html::render(&what_if, a.compare);
         write_file(path, html.as_bytes())?;
     }
-    out.write_all(&buf).map_err(|e| format!("output: {e}"))
+    io.out.write_all(&buf).map_err(|e| format!("output: {e}"))
 }
 
 fn record_json(r: &TraceRecord) -> String {
