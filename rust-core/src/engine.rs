@@ -809,17 +809,15 @@ fn dns_settings(config: &crate::config::model::HttpDnsConfig) -> DnsSettings {
 fn route_event(req: &RouteRequest<'_>, d: &RouteDecision, now: u64, downgrade: bool) -> TraceEvent {
     let host_of = |url: &str| crate::line::SplitUrl::parse(url).map(|u| host_group(u.host));
     TraceEvent {
-        kind: Some(TraceKind::Route),
-        at_ms: now,
         biz: d.biz.as_deref().map(str::to_string),
-        protocol: Some(d.protocol.as_str()),
+        protocol: Some(d.protocol.as_str().to_string()),
         line: d.line.as_deref().map(str::to_string),
         logical_host: host_of(req.url),
         final_host: match &d.target {
             Some(t) => Some(host_group(&t.host)),
             None => host_of(req.url),
         },
-        reason: Some(d.reason.as_str()),
+        reason: Some(d.reason.as_str().to_string()),
         from_cache: d.reason == Reason::Sticky,
         downgrade,
         fixed_host: d.reason == Reason::FixedHost,
@@ -827,21 +825,19 @@ fn route_event(req: &RouteRequest<'_>, d: &RouteDecision, now: u64, downgrade: b
         attempt: Some(req.exclude.len() as u32),
         exclude: (!req.exclude.is_empty())
             .then(|| req.exclude.iter().map(|l| l.to_string()).collect()),
-        ..TraceEvent::default()
+        ..TraceEvent::new(TraceKind::Route, now)
     }
 }
 
 fn report_event(r: &Report<'_>, biz: &str, line: &str, now: u64) -> TraceEvent {
     TraceEvent {
-        kind: Some(TraceKind::Report),
-        at_ms: now,
         biz: Some(biz.to_string()),
-        protocol: Some(r.protocol.as_str()),
+        protocol: Some(r.protocol.as_str().to_string()),
         line: Some(line.to_string()),
-        outcome: Some(r.outcome.as_str()),
+        outcome: Some(r.outcome.as_str().to_string()),
         status: r.status,
         timings: r.timings,
         total_ms: Some(r.cost_ms),
-        ..TraceEvent::default()
+        ..TraceEvent::new(TraceKind::Report, now)
     }
 }

@@ -68,7 +68,7 @@ impl Events {
         self.0
             .lock()
             .iter()
-            .filter_map(|e| e.reason.map(str::to_string))
+            .filter_map(|e| e.reason.clone())
             .collect()
     }
 }

@@ -214,15 +214,13 @@ impl Inner {
         // cannot race with `close`.
         if self.sampled(&state, now) {
             self.emit_while_open(&TraceEvent {
-                kind: Some(TraceKind::Probe),
-                at_ms: now,
                 biz: Some(biz.to_string()),
-                protocol: Some(protocol.as_str()),
+                protocol: Some(protocol.as_str().to_string()),
                 line: Some(line.to_string()),
-                outcome: Some(outcome.as_str()),
+                outcome: Some(outcome.as_str().to_string()),
                 status,
                 total_ms: Some(cost),
-                ..TraceEvent::default()
+                ..TraceEvent::new(TraceKind::Probe, now)
             });
             if let Some(change) = breaker_change {
                 self.emit_while_open(&change.event(biz, protocol, line, now));

@@ -32,8 +32,8 @@ impl TraceOrder {
     /// A copy of `event` with `install`, `seq` and a non-decreasing `at_ms`.
     pub(super) fn stamp(&mut self, event: &TraceEvent) -> TraceEvent {
         let mut e = event.clone();
-        e.install = Some(self.install.clone());
-        e.seq = Some(self.next_seq);
+        e.install.clone_from(&self.install);
+        e.seq = self.next_seq;
         self.next_seq += 1;
         e.at_ms = e.at_ms.max(self.last_at);
         self.last_at = e.at_ms;
@@ -67,15 +67,13 @@ impl BreakerChange {
     /// The trace event of this change on `line` of `biz`/`protocol`.
     pub(super) fn event(&self, biz: &str, protocol: Protocol, line: &str, now: u64) -> TraceEvent {
         TraceEvent {
-            kind: Some(TraceKind::Breaker),
-            at_ms: now,
             biz: Some(biz.to_string()),
-            protocol: Some(protocol.as_str()),
+            protocol: Some(protocol.as_str().to_string()),
             line: Some(line.to_string()),
-            breaker: Some(self.to.as_str()),
+            breaker: Some(self.to.as_str().to_string()),
             cooldown_ms: self.cooldown_ms,
             detail: Some(format!("{} -> {}", self.from.as_str(), self.to.as_str())),
-            ..TraceEvent::default()
+            ..TraceEvent::new(TraceKind::Breaker, now)
         }
     }
 }
@@ -86,10 +84,8 @@ impl Inner {
         let state = self.state.load();
         if self.sampled(&state, now) {
             self.emit(&TraceEvent {
-                kind: Some(TraceKind::Start),
-                at_ms: now,
                 config_version: Some(state.topology.config.version),
-                ..TraceEvent::default()
+                ..TraceEvent::new(TraceKind::Start, now)
             });
         }
     }
@@ -99,17 +95,15 @@ impl Inner {
         let now = self.clock.now_ms();
         if self.sampled(&self.state.load(), now) {
             self.emit(&TraceEvent {
-                kind: Some(TraceKind::Network),
-                at_ms: now,
                 network: Some(TraceNetwork {
                     handle: network.handle,
                     validated: network.validated,
                     vpn: network.vpn,
-                    private_dns: network.private_dns.as_str(),
+                    private_dns: network.private_dns.as_str().to_string(),
                     proxy: network.proxy,
                     transport: network.transport.clone(),
                 }),
-                ..TraceEvent::default()
+                ..TraceEvent::new(TraceKind::Network, now)
             });
         }
     }
@@ -119,10 +113,8 @@ impl Inner {
         let now = self.clock.now_ms();
         if self.sampled(&self.state.load(), now) {
             self.emit(&TraceEvent {
-                kind: Some(TraceKind::Downgrade),
-                at_ms: now,
                 downgrade: on,
-                ..TraceEvent::default()
+                ..TraceEvent::new(TraceKind::Downgrade, now)
             });
         }
     }

@@ -1,7 +1,7 @@
 //! Observability: why each decision was taken ([`Reason`]), structured [`TraceEvent`]s sent
 //! to a [`TraceSink`] with sampling, and redaction helpers so that logs name line ids and
 //! host *groups*, never full URLs, host lists, keys or tokens; [`format`] is the trace file
-//! format (JSON Lines of [`format::TraceRecord`]) and its checked reader.
+//! format (JSON Lines of [`TraceEvent`]s) and its checked reader.
 
 pub mod event;
 pub mod format;

@@ -22,7 +22,6 @@ use crate::config::validate::parse_config;
 use crate::engine::{LineKit, RuntimeMode};
 use crate::line::{Outcome, Protocol, Timings};
 use crate::replay::{execute, request_line, ScriptedTransport, Step};
-use crate::trace::format::TraceRecord;
 use crate::trace::{TraceEvent, TraceSink};
 use crate::transport::{RequestKind, TransportError, TransportRequest, TransportResult};
 use crate::{Error, Result};
@@ -40,7 +39,7 @@ pub const DEFAULT_EVIDENCE_WINDOW_MS: u64 = 30_000;
 #[derive(Debug, Default)]
 pub struct Replayed {
     /// The replayed engine's own trace (relative times, like the recorded run).
-    pub records: Vec<TraceRecord>,
+    pub records: Vec<TraceEvent>,
     /// Attempts whose outcome was inferred.
     pub inferred_attempts: usize,
     /// Where they were: (time, `biz/protocol/line`).
@@ -53,11 +52,11 @@ pub struct Replayed {
 
 /// Collects the replayed engine's events.
 #[derive(Default)]
-struct Collect(Mutex<Vec<TraceRecord>>);
+struct Collect(Mutex<Vec<TraceEvent>>);
 
 impl TraceSink for Collect {
     fn emit(&self, event: &TraceEvent) {
-        self.0.lock().push(TraceRecord::from_event(event));
+        self.0.lock().push(event.clone());
     }
 }
 
