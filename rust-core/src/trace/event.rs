@@ -3,6 +3,7 @@
 //! what-if replay reads it back.
 
 use crate::line::{Outcome, Timings};
+use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 
 /// What a trace event describes.
@@ -190,4 +191,27 @@ pub struct NoopSink;
 
 impl TraceSink for NoopSink {
     fn emit(&self, _event: &TraceEvent) {}
+}
+
+/// A sink that keeps every event in memory, in delivery order: the what-if replay records
+/// its engine's run with it.
+#[derive(Debug, Default)]
+pub struct MemorySink(Mutex<Vec<TraceEvent>>);
+
+impl MemorySink {
+    /// The events so far, oldest first.
+    pub fn events(&self) -> Vec<TraceEvent> {
+        self.0.lock().clone()
+    }
+
+    /// The events so far, oldest first, leaving none.
+    pub fn take(&self) -> Vec<TraceEvent> {
+        std::mem::take(&mut *self.0.lock())
+    }
+}
+
+impl TraceSink for MemorySink {
+    fn emit(&self, event: &TraceEvent) {
+        self.0.lock().push(event.clone());
+    }
 }

@@ -9,6 +9,6 @@ pub mod reason;
 pub mod redact;
 pub mod sampler;
 
-pub use event::{TraceEvent, TraceKind, TraceNetwork, TraceSink};
+pub use event::{MemorySink, TraceEvent, TraceKind, TraceNetwork, TraceSink};
 pub use reason::Reason;
 pub use sampler::Sampler;
