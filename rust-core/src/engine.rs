@@ -313,7 +313,7 @@ impl LineKit {
                 .topology
                 .route(req, now, inner.manual_downgrade.load(Ordering::Relaxed));
         if inner.sampled(&state, now) {
-            inner.emit(&route_event(req, &decision, now, self.downgrade()));
+            inner.emit(route_event(req, &decision, now, self.downgrade()));
         }
         decision
     }
@@ -429,9 +429,9 @@ impl LineKit {
             }
         }
         if inner.sampled(&state, now) {
-            inner.emit(&report_event(report, &biz.name, &line_id, now));
+            inner.emit(report_event(report, &biz.name, &line_id, now));
             if let Some(change) = breaker_change {
-                inner.emit(&change.event(&biz.name, report.protocol, &line_id, now));
+                inner.emit(change.event(&biz.name, report.protocol, &line_id, now));
             }
         }
     }
@@ -742,7 +742,7 @@ impl Inner {
 
     /// Emits a trace event unless closed; holds the read side of `open` while the sink
     /// runs so that `close` waits for it.
-    fn emit(&self, event: &TraceEvent) {
+    fn emit(&self, event: TraceEvent) {
         let open = self.open.read();
         if *open {
             self.emit_while_open(event);
@@ -750,10 +750,10 @@ impl Inner {
     }
 
     /// Stamps and delivers an event; the caller holds the read side of `open`.
-    fn emit_while_open(&self, event: &TraceEvent) {
+    fn emit_while_open(&self, mut event: TraceEvent) {
         let mut order = self.trace_order.lock();
-        let stamped = order.stamp(event);
-        self.sink.emit(&stamped);
+        order.stamp(&mut event);
+        self.sink.emit(&event);
     }
 
     /// Whether events at `now` are recorded (this install's window is sampled).

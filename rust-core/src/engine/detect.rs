@@ -213,7 +213,7 @@ impl Inner {
         // `finish` holds the read side of `open` around this call, so emitting directly
         // cannot race with `close`.
         if self.sampled(&state, now) {
-            self.emit_while_open(&TraceEvent {
+            self.emit_while_open(TraceEvent {
                 biz: Some(biz.to_string()),
                 protocol: Some(protocol.as_str().to_string()),
                 line: Some(line.to_string()),
@@ -223,7 +223,7 @@ impl Inner {
                 ..TraceEvent::new(TraceKind::Probe, now)
             });
             if let Some(change) = breaker_change {
-                self.emit_while_open(&change.event(biz, protocol, line, now));
+                self.emit_while_open(change.event(biz, protocol, line, now));
             }
         }
     }

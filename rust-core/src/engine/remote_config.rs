@@ -212,7 +212,7 @@ impl Inner {
             Some(i) => format!(" (remote.urls[{i}])"),
             None => String::new(),
         };
-        self.emit(&TraceEvent {
+        self.emit(TraceEvent {
             reason: match &offer {
                 Offer::Applied => None,
                 Offer::Unchanged => Some(ConfigReason::NotNewer.as_str().to_string()),
@@ -298,7 +298,7 @@ impl Inner {
             st.expired = true;
         }
         log::warn!("linekit: the config in force has expired; fetching a new one");
-        self.emit(&TraceEvent {
+        self.emit(TraceEvent {
             reason: Some("config_expired".to_string()),
             detail: Some(format!(
                 "version {} expired; still routing with it",
@@ -439,7 +439,7 @@ impl Inner {
                 let offered = match offer {
                     Ok(text) => self.offer(&text, Some(index)).1,
                     Err(r) => {
-                        self.emit(&TraceEvent {
+                        self.emit(TraceEvent {
                             reason: Some(r.reason.as_str().to_string()),
                             detail: Some(format!("rejected: {r} (remote.urls[{index}])")),
                             ..TraceEvent::new(TraceKind::Config, self.clock.now_ms())
@@ -465,7 +465,7 @@ impl Inner {
             }
         };
         if !matches!(outcome.as_str(), "applied" | "unchanged") && !done {
-            self.emit(&TraceEvent {
+            self.emit(TraceEvent {
                 detail: Some(format!("fetch of remote.urls[{index}] failed: {outcome}")),
                 ..TraceEvent::new(TraceKind::Config, self.clock.now_ms())
             });

@@ -29,15 +29,13 @@ impl TraceOrder {
         }
     }
 
-    /// A copy of `event` with `install`, `seq` and a non-decreasing `at_ms`.
-    pub(super) fn stamp(&mut self, event: &TraceEvent) -> TraceEvent {
-        let mut e = event.clone();
+    /// Sets `install`, `seq` and a non-decreasing `at_ms` on `e`.
+    pub(super) fn stamp(&mut self, e: &mut TraceEvent) {
         e.install.clone_from(&self.install);
         e.seq = self.next_seq;
         self.next_seq += 1;
         e.at_ms = e.at_ms.max(self.last_at);
         self.last_at = e.at_ms;
-        e
     }
 }
 
@@ -83,7 +81,7 @@ impl Inner {
     pub(super) fn emit_start(&self, now: u64) {
         let state = self.state.load();
         if self.sampled(&state, now) {
-            self.emit(&TraceEvent {
+            self.emit(TraceEvent {
                 config_version: Some(state.topology.config.version),
                 ..TraceEvent::new(TraceKind::Start, now)
             });
@@ -94,7 +92,7 @@ impl Inner {
     pub(super) fn emit_network(&self, network: &crate::net::NetworkState) {
         let now = self.clock.now_ms();
         if self.sampled(&self.state.load(), now) {
-            self.emit(&TraceEvent {
+            self.emit(TraceEvent {
                 network: Some(TraceNetwork {
                     handle: network.handle,
                     validated: network.validated,
@@ -112,7 +110,7 @@ impl Inner {
     pub(super) fn emit_downgrade(&self, on: bool) {
         let now = self.clock.now_ms();
         if self.sampled(&self.state.load(), now) {
-            self.emit(&TraceEvent {
+            self.emit(TraceEvent {
                 downgrade: on,
                 ..TraceEvent::new(TraceKind::Downgrade, now)
             });
