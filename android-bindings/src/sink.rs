@@ -23,6 +23,7 @@ impl CoreSink for ForeignSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use linekit_core::trace::TraceKind;
     use std::sync::{Arc, Mutex};
 
     struct Collect(Arc<Mutex<Vec<String>>>);
@@ -40,7 +41,7 @@ mod tests {
         let sink = ForeignSink(Box::new(Collect(seen.clone())));
         let ev = TraceEvent {
             line: Some("ali".into()),
-            ..TraceEvent::default()
+            ..TraceEvent::new(TraceKind::Report, 0)
         };
         CoreSink::emit(&sink, &ev);
         let got = seen.lock().map(|v| v.clone()).unwrap_or_default();

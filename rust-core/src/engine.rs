@@ -313,7 +313,7 @@ impl LineKit {
                 .topology
                 .route(req, now, inner.manual_downgrade.load(Ordering::Relaxed));
         if inner.sampled(&state, now) {
-            inner.emit(&route_event(req, &decision, now, self.downgrade()));
+            inner.emit(route_event(req, &decision, now, self.downgrade()));
         }
         decision
     }
@@ -429,9 +429,9 @@ impl LineKit {
             }
         }
         if inner.sampled(&state, now) {
-            inner.emit(&report_event(report, &biz.name, &line_id, now));
+            inner.emit(report_event(report, &biz.name, &line_id, now));
             if let Some(change) = breaker_change {
-                inner.emit(&change.event(&biz.name, report.protocol, &line_id, now));
+                inner.emit(change.event(&biz.name, report.protocol, &line_id, now));
             }
         }
     }
@@ -742,7 +742,7 @@ impl Inner {
 
     /// Emits a trace event unless closed; holds the read side of `open` while the sink
     /// runs so that `close` waits for it.
-    fn emit(&self, event: &TraceEvent) {
+    fn emit(&self, event: TraceEvent) {
         let open = self.open.read();
         if *open {
             self.emit_while_open(event);
@@ -750,10 +750,10 @@ impl Inner {
     }
 
     /// Stamps and delivers an event; the caller holds the read side of `open`.
-    fn emit_while_open(&self, event: &TraceEvent) {
+    fn emit_while_open(&self, mut event: TraceEvent) {
         let mut order = self.trace_order.lock();
-        let stamped = order.stamp(event);
-        self.sink.emit(&stamped);
+        order.stamp(&mut event);
+        self.sink.emit(&event);
     }
 
     /// Whether events at `now` are recorded (this install's window is sampled).
@@ -809,17 +809,15 @@ fn dns_settings(config: &crate::config::model::HttpDnsConfig) -> DnsSettings {
 fn route_event(req: &RouteRequest<'_>, d: &RouteDecision, now: u64, downgrade: bool) -> TraceEvent {
     let host_of = |url: &str| crate::line::SplitUrl::parse(url).map(|u| host_group(u.host));
     TraceEvent {
-        kind: Some(TraceKind::Route),
-        at_ms: now,
         biz: d.biz.as_deref().map(str::to_string),
-        protocol: Some(d.protocol.as_str()),
+        protocol: Some(d.protocol.as_str().to_string()),
         line: d.line.as_deref().map(str::to_string),
         logical_host: host_of(req.url),
         final_host: match &d.target {
             Some(t) => Some(host_group(&t.host)),
             None => host_of(req.url),
         },
-        reason: Some(d.reason.as_str()),
+        reason: Some(d.reason.as_str().to_string()),
         from_cache: d.reason == Reason::Sticky,
         downgrade,
         fixed_host: d.reason == Reason::FixedHost,
@@ -827,21 +825,19 @@ fn route_event(req: &RouteRequest<'_>, d: &RouteDecision, now: u64, downgrade: b
         attempt: Some(req.exclude.len() as u32),
         exclude: (!req.exclude.is_empty())
             .then(|| req.exclude.iter().map(|l| l.to_string()).collect()),
-        ..TraceEvent::default()
+        ..TraceEvent::new(TraceKind::Route, now)
     }
 }
 
 fn report_event(r: &Report<'_>, biz: &str, line: &str, now: u64) -> TraceEvent {
     TraceEvent {
-        kind: Some(TraceKind::Report),
-        at_ms: now,
         biz: Some(biz.to_string()),
-        protocol: Some(r.protocol.as_str()),
+        protocol: Some(r.protocol.as_str().to_string()),
         line: Some(line.to_string()),
-        outcome: Some(r.outcome.as_str()),
+        outcome: Some(r.outcome.as_str().to_string()),
         status: r.status,
         timings: r.timings,
         total_ms: Some(r.cost_ms),
-        ..TraceEvent::default()
+        ..TraceEvent::new(TraceKind::Report, now)
     }
 }

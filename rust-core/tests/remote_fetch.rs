@@ -10,9 +10,8 @@ use linekit_core::clock::{Clock, ManualClock};
 use linekit_core::config::LastGoodStore;
 use linekit_core::engine::{LineKit, RuntimeMode, FIRST_RETRY_MS};
 use linekit_core::net::NetworkState;
-use linekit_core::trace::{TraceEvent, TraceSink};
+use linekit_core::trace::MemorySink;
 use linekit_core::transport::{RequestKind, TransportError, TransportRequest, TransportResult};
-use parking_lot::Mutex;
 use serde_json::Value;
 use std::sync::Arc;
 use support::signing::*;
@@ -54,23 +53,9 @@ impl ConfigFetches for RecordingTransport {
     }
 }
 
-#[derive(Default)]
-struct Events(Mutex<Vec<TraceEvent>>);
-
-impl TraceSink for Events {
-    fn emit(&self, event: &TraceEvent) {
-        self.0.lock().push(event.clone());
-    }
-}
-
-impl Events {
-    fn reasons(&self) -> Vec<String> {
-        self.0
-            .lock()
-            .iter()
-            .filter_map(|e| e.reason.map(str::to_string))
-            .collect()
-    }
+/// The reason codes of the events `sink` received, oldest first.
+fn reasons(sink: &MemorySink) -> Vec<String> {
+    sink.events().into_iter().filter_map(|e| e.reason).collect()
 }
 
 const URLS: &str = r#""remote":{"urls":["https://cfg-a.example.com/lk.json","https://cfg-b.example.net/lk.json"],"interval_s":600,"jitter_s":0,"timeout_ms":2000}"#;
@@ -79,7 +64,7 @@ struct World {
     kit: LineKit,
     t: Arc<RecordingTransport>,
     clock: ManualClock,
-    events: Arc<Events>,
+    events: Arc<MemorySink>,
     dir: std::path::PathBuf,
 }
 
@@ -146,7 +131,7 @@ fn world_in(name: &str, app_config: &str, dir: Option<std::path::PathBuf>) -> Wo
     let dir = dir.unwrap_or_else(|| temp_dir(name));
     let clock = ManualClock::new(1_000, NOW_S * 1_000);
     let t = Arc::new(RecordingTransport::default());
-    let events = Arc::new(Events::default());
+    let events = Arc::new(MemorySink::default());
     let kit = support::manual::builder_on(app_config, 7, &clock)
         .storage_dir(&dir)
         .transport(t.clone())
@@ -335,7 +320,7 @@ fn every_rejection_keeps_current_and_last_good_and_moves_to_the_next_url() {
         assert_eq!(w.last_outcome(0), *code, "{code}");
         assert_eq!(w.kit.config().version, 2, "{code}");
         assert_eq!(w.persisted().as_deref(), Some(good.as_str()), "{code}");
-        assert_eq!(w.events.reasons().last().map(String::as_str), Some(*code));
+        assert_eq!(reasons(&w.events).last().map(String::as_str), Some(*code));
         w.t.fail(TransportError::Tls);
     }
     // below_threshold: move to a two-key threshold, then offer one signature.
@@ -409,7 +394,7 @@ fn a_running_engine_keeps_routing_after_expiry_and_fetches_at_once() {
     let state = w.config_state();
     assert_eq!(state["status"], "config_expired");
     assert_eq!(state["expired"], true);
-    assert!(w.events.reasons().iter().any(|r| r == "config_expired"));
+    assert!(reasons(&w.events).iter().any(|r| r == "config_expired"));
     assert_eq!(w.fetches(), n + 1, "a fetch starts at expiry");
     assert_eq!(w.kit.in_flight(), 1);
     // Routing still uses the expired config.

@@ -6,30 +6,20 @@
 use linekit_core::config::validate::parse_config;
 use linekit_core::engine::{LineKit, Report, RouteRequest};
 use linekit_core::line::{Outcome, Timings};
-use linekit_core::trace::{TraceEvent, TraceKind, TraceSink};
+use linekit_core::trace::{MemorySink, TraceKind};
 use linekit_core::ManualClock;
-use parking_lot::Mutex;
 use std::sync::Arc;
 
-#[derive(Default)]
-struct Collect(Mutex<Vec<TraceEvent>>);
-
-impl TraceSink for Collect {
-    fn emit(&self, event: &TraceEvent) {
-        self.0.lock().push(event.clone());
-    }
-}
-
-fn engine(rate: f64) -> (LineKit, Arc<Collect>) {
+fn engine(rate: f64) -> (LineKit, Arc<MemorySink>) {
     let (kit, sink, _) = engine_with(rate, 1);
     (kit, sink)
 }
 
-fn engine_with(rate: f64, seed: u64) -> (LineKit, Arc<Collect>, ManualClock) {
+fn engine_with(rate: f64, seed: u64) -> (LineKit, Arc<MemorySink>, ManualClock) {
     let config = serde_json::json!({"version": 1, "trace": {"sample_rate": rate},
         "biz_lines": {"spot": {"match": ["api.example.com"], "http": [
             {"id": "ali", "url": "https://spot-ali.example.com"}, {"id": "tx", "url": "https://spot-tx.example.com"}]}}});
-    let sink = Arc::new(Collect::default());
+    let sink = Arc::new(MemorySink::default());
     let clock = ManualClock::new(1, 0);
     let kit = LineKit::new(
         parse_config(&config.to_string()).unwrap(),
@@ -57,9 +47,9 @@ fn route_and_report_events_explain_themselves_without_secrets() {
         },
         ..Report::new("spot", d.line.as_deref().unwrap(), Outcome::Ok, 80)
     });
-    let events = sink.0.lock().clone();
+    let events = sink.events();
     assert_eq!(events.len(), 3);
-    assert_eq!(events[0].kind, Some(TraceKind::Start));
+    assert_eq!(events[0].kind, TraceKind::Start);
     let events = &events[1..];
     let route = events[0].to_json();
     let v: serde_json::Value = serde_json::from_str(&route).unwrap();
@@ -93,11 +83,11 @@ fn sampling_picks_installs_per_window_and_keeps_their_whole_window() {
         let (kit, sink, clock) = engine_with(0.1, seed);
         for window in 0..2u64 {
             clock.set_now(window * 600_000 + 1);
-            let before = sink.0.lock().len();
+            let before = sink.events().len();
             for _ in 0..20 {
                 kit.route(&RouteRequest::new("https://api.example.com/", "GET"));
             }
-            let kept = sink.0.lock().len() - before;
+            let kept = sink.events().len() - before;
             assert!(
                 kept == 0 || kept == 20,
                 "install {seed} kept {kept} of 20 routes"
@@ -113,7 +103,7 @@ fn sampling_picks_installs_per_window_and_keeps_their_whole_window() {
     }
     let (quiet, sink) = engine(0.0);
     quiet.route(&RouteRequest::new("https://api.example.com/", "GET"));
-    assert!(sink.0.lock().is_empty());
+    assert!(sink.events().is_empty());
 }
 
 #[test]
@@ -123,23 +113,21 @@ fn a_recording_install_keeps_routes_reports_and_breaker_changes() {
         kit.route(&RouteRequest::new("https://api.example.com/", "GET"));
         kit.report(&Report::new("spot", "ali", Outcome::ConnectRefused, 5));
     }
-    let events = sink.0.lock().clone();
-    let kinds: Vec<_> = events.iter().filter_map(|e| e.kind).collect();
+    let events = sink.events();
+    let kinds: Vec<_> = events.iter().map(|e| e.kind).collect();
     assert_eq!(kinds.iter().filter(|k| **k == TraceKind::Route).count(), 3);
     assert_eq!(kinds.iter().filter(|k| **k == TraceKind::Report).count(), 3);
     let opened: Vec<_> = events
         .iter()
-        .filter(|e| e.kind == Some(TraceKind::Breaker))
+        .filter(|e| e.kind == TraceKind::Breaker)
         .collect();
     assert_eq!(opened.len(), 1, "the third fault opens the breaker once");
-    assert_eq!(opened[0].breaker, Some("open"));
+    assert_eq!(opened[0].breaker.as_deref(), Some("open"));
     assert_eq!(opened[0].line.as_deref(), Some("ali"));
     assert!(opened[0].cooldown_ms.is_some());
-    let seqs: Vec<u64> = events.iter().map(|e| e.seq.unwrap()).collect();
+    let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
     assert_eq!(seqs, (0..events.len() as u64).collect::<Vec<_>>());
-    assert!(events
-        .iter()
-        .all(|e| e.install.as_deref() == Some("0000000000000003")));
+    assert!(events.iter().all(|e| e.install == "0000000000000003"));
 }
 
 #[test]
@@ -147,7 +135,7 @@ fn config_changes_are_always_traced() {
     let (kit, sink) = engine(0.0);
     let update = kit.update_config(r#"{"version": 0, "biz_lines": {"a": {"http": [{"id": "x", "url": "https://x.example.com"}]}}}"#);
     assert!(!update.applied);
-    let events = sink.0.lock().clone();
+    let events = sink.events();
     assert_eq!(events.len(), 1);
     assert!(events[0].detail.as_deref().unwrap().starts_with("rejected"));
 }

@@ -1,12 +1,13 @@
 //! The trace file format: `docs/trace.schema.json` is the schema generated from
-//! `TraceRecord`, every event the engine emits reads back as a `TraceRecord` without losing
-//! a field, and a recorded trace never carries URLs, paths, queries or full host names.
+//! `TraceEvent`, every event the engine emits reads back as a `TraceEvent` that writes the
+//! same line again, and a recorded trace never carries URLs, paths, queries or full host names.
 #![cfg(feature = "schema")]
 
 mod support;
 
 use linekit_core::replay;
-use linekit_core::trace::format::{json_schema, read_trace, TraceRecord};
+use linekit_core::trace::format::{json_schema, read_trace};
+use linekit_core::trace::TraceEvent;
 use serde_json::Value;
 use std::sync::Arc;
 use support::trace::TraceLines;
@@ -33,9 +34,13 @@ fn every_emitted_event_reads_back_without_losing_a_field() {
     let mut kinds = std::collections::BTreeSet::new();
     for line in &lines {
         let original: Value = serde_json::from_str(line).unwrap();
-        let record: TraceRecord = serde_json::from_str(line).unwrap();
-        let again = serde_json::to_value(&record).unwrap();
-        assert_eq!(original, again, "{line}");
+        let record: TraceEvent = serde_json::from_str(line).unwrap();
+        assert_eq!(original, serde_json::to_value(&record).unwrap(), "{line}");
+        assert_eq!(
+            record.to_json(),
+            *line,
+            "a read event writes its line again"
+        );
         kinds.insert(original["kind"].as_str().unwrap().to_string());
     }
     for kind in ["start", "route", "report", "probe", "breaker", "network"] {

@@ -10,7 +10,7 @@
 //! error (with the trace line number) and exits 1.
 
 use super::Streams;
-use crate::trace::format::{TraceRecord, MAX_TRACE_BYTES};
+use crate::trace::format::MAX_TRACE_BYTES;
 use crate::trace::{TraceEvent, TraceSink};
 use parking_lot::Mutex;
 use std::io::Write;
@@ -136,7 +136,7 @@ fn from_trace(a: &Args<'_>, trace: &str, io: &mut Streams<'_>) -> Result<(), Str
     if let Some(path) = a.trace_out {
         let mut lines = Vec::new();
         for r in &what_if.replayed.records {
-            lines.extend_from_slice(record_json(r).as_bytes());
+            lines.extend_from_slice(r.to_json().as_bytes());
             lines.push(b'\n');
         }
         write_file(path, &lines)?;
@@ -146,10 +146,6 @@ fn from_trace(a: &Args<'_>, trace: &str, io: &mut Streams<'_>) -> Result<(), Str
         write_file(path, html.as_bytes())?;
     }
     io.out.write_all(&buf).map_err(|e| format!("output: {e}"))
-}
-
-fn record_json(r: &TraceRecord) -> String {
-    serde_json::to_string(r).unwrap_or_default()
 }
 
 /// `linekit trace schema`: the JSON Schema of one trace line.

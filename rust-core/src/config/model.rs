@@ -1,8 +1,14 @@
 //! The configuration model. Field names are a public contract, documented with their defaults
 //! in `docs/config.md`. Unknown fields are ignored so newer servers can add fields freely.
+//!
+//! A section's defaults are written once, on its fields (`#[default(...)]`, derived into
+//! `Default` by `SmartDefault`); a field without one defaults to empty or zero. The same
+//! `Default` fills fields a document leaves out (`#[serde(default)]`) and the defaults of
+//! the generated schema.
 
 use super::provider_auth::ProviderAuth;
 use serde::{Deserialize, Serialize};
+use smart_default::SmartDefault;
 use std::collections::BTreeMap;
 
 /// A whole Linekit configuration.
@@ -39,49 +45,65 @@ pub struct Config {
 }
 
 /// Timing and counting thresholds (milliseconds unless named otherwise).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, SmartDefault)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct Thresholds {
     /// A request or probe slower than this is a failure; all lines slower → first line.
+    #[default(3_000)]
     pub timeout_ms: u64,
     /// A request slower than this triggers a detect.
+    #[default(2_000)]
     pub slow_request_ms: u64,
     /// Minimum time between two detects of one business line.
+    #[default(30_000)]
     pub detect_cooldown_ms: u64,
     /// Minimum time between two line switches of one pool (0: no guard, switch freely).
+    #[default(10_000)]
     pub switch_interval_ms: u64,
     /// Length of the sliding statistics window.
+    #[default(300_000)]
     pub window_ms: u64,
     /// Consecutive line faults that open a line's breaker.
+    #[default(3)]
     pub failure_threshold: u32,
     /// How long an open breaker keeps a line out before half-open.
+    #[default(30_000)]
     pub open_cooldown_ms: u64,
     /// How often open lines get a revive probe.
+    #[default(600_000)]
     pub revive_interval_ms: u64,
     /// How many extra lines one call may try after a line fault.
+    #[default(1)]
     pub max_retries: u32,
     /// Upper bound of the random delay before a detect starts. The default spans the
     /// whole cooldown, so installs that hit the same outage at the same instant spread
     /// their probes evenly instead of arriving in waves (see the fleet simulation).
+    #[default(30_000)]
     pub detect_jitter_ms: u64,
     /// Delay before the start-up detect (plus jitter).
+    #[default(3_000)]
     pub startup_detect_delay_ms: u64,
     /// Global cap on probes per minute per install.
+    #[default(20)]
     pub probe_budget_per_min: u32,
     /// A WebSocket that closes abnormally sooner than this after opening counts against
     /// its line.
+    #[default(30_000)]
     pub ws_stable_ms: u64,
     /// A response to a replayable request whose declared length is at most this many
     /// bytes is read whole before the call returns, so a cut-off body is a line fault
     /// retried on the next line (0 = never buffer). Longer and streaming bodies are
     /// watched while the app reads them instead.
+    #[default(256 * 1024)]
     pub buffer_body_max_bytes: u64,
     /// This many consecutive requests slower than `slow_request_ms` on the serving line
     /// move its traffic to a line known to be fast, even inside the switch interval.
+    #[default(3)]
     pub slow_switch_count: u32,
     /// A streak of at least two slow requests on the serving line that has lasted this long
     /// (from its first slow request) moves traffic the same way, when requests are sparse.
+    #[default(3_000)]
     pub slow_switch_ms: u64,
     /// Upper bound of the random delay before an urgent detect (slow requests, consecutive
     /// failures, WebSocket handshake failures, with no line known to be fast) that opens an
@@ -89,6 +111,7 @@ pub struct Thresholds {
     /// Later detects of the same incident use `detect_jitter_ms`. Wide enough to spread a
     /// fleet that must discover its lines at the same instant over several seconds, short
     /// against the cooldown.
+    #[default(10_000)]
     pub urgent_jitter_ms: u64,
     /// For this long after a read-side fault on a line (a truncated body, a reset or a read
     /// timeout), a probe success that does not verify a body (no `detect_expect_length`)
@@ -96,36 +119,12 @@ pub struct Thresholds {
     /// of the bodies real traffic just found cut (0 = every probe success counts). For
     /// as long, the serving line's traffic moves to a line known to be fast that has no
     /// such fault, even inside the switch interval.
+    #[default(60_000)]
     pub read_fault_hold_ms: u64,
 }
 
-impl Default for Thresholds {
-    fn default() -> Self {
-        Thresholds {
-            timeout_ms: 3_000,
-            slow_request_ms: 2_000,
-            detect_cooldown_ms: 30_000,
-            switch_interval_ms: 10_000,
-            window_ms: 300_000,
-            failure_threshold: 3,
-            open_cooldown_ms: 30_000,
-            revive_interval_ms: 600_000,
-            max_retries: 1,
-            detect_jitter_ms: 30_000,
-            startup_detect_delay_ms: 3_000,
-            probe_budget_per_min: 20,
-            ws_stable_ms: 30_000,
-            buffer_body_max_bytes: 256 * 1024,
-            slow_switch_count: 3,
-            slow_switch_ms: 3_000,
-            urgent_jitter_ms: 10_000,
-            read_fault_hold_ms: 60_000,
-        }
-    }
-}
-
 /// One business line: which logical hosts it owns and its pools per protocol.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, SmartDefault)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct BizLine {
@@ -133,8 +132,10 @@ pub struct BizLine {
     #[serde(rename = "match")]
     pub match_hosts: Vec<String>,
     /// Path probed by detect requests.
+    #[default = "/line/ping"]
     pub detect_path: String,
     /// Method of detect requests (`HEAD` by default).
+    #[default = "HEAD"]
     pub detect_method: String,
     /// A probe passes only with this status (default: any status below 400).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -175,22 +176,6 @@ impl VersionPolicy {
         match self {
             VersionPolicy::Strict => "strict",
             VersionPolicy::Report => "report",
-        }
-    }
-}
-
-impl Default for BizLine {
-    fn default() -> Self {
-        BizLine {
-            match_hosts: Vec::new(),
-            detect_path: "/line/ping".to_string(),
-            detect_method: "HEAD".to_string(),
-            detect_expect_status: None,
-            detect_expect_length: None,
-            http: Vec::new(),
-            ws: Vec::new(),
-            version_header: None,
-            version_policy: VersionPolicy::Report,
         }
     }
 }
@@ -238,7 +223,7 @@ pub(crate) fn default_rate() -> f64 {
 }
 
 /// HTTPDNS settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, SmartDefault)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct HttpDnsConfig {
@@ -249,12 +234,16 @@ pub struct HttpDnsConfig {
     /// Hosts (exact or `*.suffix`) whose answers may keep private-use addresses.
     pub allow_private: Vec<String>,
     /// Refresh when this share of the TTL has passed.
+    #[default(0.75)]
     pub refresh_ratio: f64,
     /// Random jitter, as a share of the TTL, subtracted from the refresh time.
+    #[default(0.1)]
     pub jitter_ratio: f64,
     /// Lower clamp for TTLs.
+    #[default(30)]
     pub min_ttl_s: u64,
     /// Upper clamp for TTLs.
+    #[default(3_600)]
     pub max_ttl_s: u64,
     /// Hosts resolved ahead of need at start-up and after the network is validated.
     pub pre_resolve: Vec<String>,
@@ -277,23 +266,6 @@ pub struct ServeStaleConfig {
     pub max_stale_s: u64,
 }
 
-impl Default for HttpDnsConfig {
-    fn default() -> Self {
-        HttpDnsConfig {
-            providers: Vec::new(),
-            hosts: Vec::new(),
-            allow_private: Vec::new(),
-            refresh_ratio: 0.75,
-            jitter_ratio: 0.1,
-            min_ttl_s: 30,
-            max_ttl_s: 3_600,
-            pre_resolve: Vec::new(),
-            serve_stale: None,
-            bootstrap: BTreeMap::new(),
-        }
-    }
-}
-
 /// One HTTPDNS provider endpoint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -310,23 +282,16 @@ pub struct ProviderConfig {
 }
 
 /// Trace settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, SmartDefault)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct TraceConfig {
     /// Share of installs that record, decided afresh for each time window.
+    #[default(0.01)]
     pub sample_rate: f64,
     /// Length of a sampling window: an install that records keeps every event of it.
+    #[default(600_000)]
     pub window_ms: u64,
-}
-
-impl Default for TraceConfig {
-    fn default() -> Self {
-        TraceConfig {
-            sample_rate: 0.01,
-            window_ms: 600_000,
-        }
-    }
 }
 
 /// The JSON Schema of a config document, generated from [`Config`] (checked in as

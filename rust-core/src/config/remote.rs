@@ -7,6 +7,7 @@
 
 use super::rules::{provider_url, Findings};
 use serde::{Deserialize, Serialize};
+use smart_default::SmartDefault;
 
 /// Shortest allowed `interval_s` (a config server is not a polling target).
 pub const MIN_INTERVAL_S: u64 = 60;
@@ -14,29 +15,21 @@ pub const MIN_INTERVAL_S: u64 = 60;
 pub const MAX_URLS: usize = 8;
 
 /// Where and how often the remote config is fetched.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, SmartDefault)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct RemoteConfig {
     /// Config URLs, tried in order within one round.
     pub urls: Vec<String>,
     /// Time between two rounds.
+    #[default(1_800)]
     pub interval_s: u64,
     /// Upper bound of the random delay added to every round.
+    #[default(300)]
     pub jitter_s: u64,
     /// Deadline of one fetch.
+    #[default(5_000)]
     pub timeout_ms: u64,
-}
-
-impl Default for RemoteConfig {
-    fn default() -> Self {
-        RemoteConfig {
-            urls: Vec::new(),
-            interval_s: 1_800,
-            jitter_s: 300,
-            timeout_ms: 5_000,
-        }
-    }
 }
 
 /// The semantic rules of `remote` (shapes were checked by the JSON walk).

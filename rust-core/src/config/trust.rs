@@ -12,29 +12,22 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use ed25519_dalek::VerifyingKey;
 use serde::{Deserialize, Serialize};
+use smart_default::SmartDefault;
 use std::collections::BTreeMap;
 
 /// Most keys one trust section may list.
 pub const MAX_KEYS: usize = 16;
 
 /// The keys remote configs must be signed with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, SmartDefault)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct TrustConfig {
     /// Trusted public keys.
     pub keys: Vec<TrustKey>,
     /// Distinct trusted keys whose valid signatures a config needs.
+    #[default(1)]
     pub threshold: u32,
-}
-
-impl Default for TrustConfig {
-    fn default() -> Self {
-        TrustConfig {
-            keys: Vec::new(),
-            threshold: 1,
-        }
-    }
 }
 
 /// One trusted public key.

@@ -213,19 +213,17 @@ impl Inner {
         // `finish` holds the read side of `open` around this call, so emitting directly
         // cannot race with `close`.
         if self.sampled(&state, now) {
-            self.emit_while_open(&TraceEvent {
-                kind: Some(TraceKind::Probe),
-                at_ms: now,
+            self.emit_while_open(TraceEvent {
                 biz: Some(biz.to_string()),
-                protocol: Some(protocol.as_str()),
+                protocol: Some(protocol.as_str().to_string()),
                 line: Some(line.to_string()),
-                outcome: Some(outcome.as_str()),
+                outcome: Some(outcome.as_str().to_string()),
                 status,
                 total_ms: Some(cost),
-                ..TraceEvent::default()
+                ..TraceEvent::new(TraceKind::Probe, now)
             });
             if let Some(change) = breaker_change {
-                self.emit_while_open(&change.event(biz, protocol, line, now));
+                self.emit_while_open(change.event(biz, protocol, line, now));
             }
         }
     }

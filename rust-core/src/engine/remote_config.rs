@@ -212,19 +212,17 @@ impl Inner {
             Some(i) => format!(" (remote.urls[{i}])"),
             None => String::new(),
         };
-        self.emit(&TraceEvent {
-            kind: Some(TraceKind::Config),
-            at_ms: self.clock.now_ms(),
+        self.emit(TraceEvent {
             reason: match &offer {
                 Offer::Applied => None,
-                Offer::Unchanged => Some(ConfigReason::NotNewer.as_str()),
-                Offer::Rejected(r) => Some(r.reason.as_str()),
+                Offer::Unchanged => Some(ConfigReason::NotNewer.as_str().to_string()),
+                Offer::Rejected(r) => Some(r.reason.as_str().to_string()),
             },
             detail: Some(match &update.error {
                 None => format!("applied version {}{via}", update.version),
                 Some(e) => format!("rejected: {e}{via}"),
             }),
-            ..TraceEvent::default()
+            ..TraceEvent::new(TraceKind::Config, self.clock.now_ms())
         });
         (update, offer)
     }
@@ -300,15 +298,13 @@ impl Inner {
             st.expired = true;
         }
         log::warn!("linekit: the config in force has expired; fetching a new one");
-        self.emit(&TraceEvent {
-            kind: Some(TraceKind::Config),
-            at_ms: self.clock.now_ms(),
-            reason: Some("config_expired"),
+        self.emit(TraceEvent {
+            reason: Some("config_expired".to_string()),
             detail: Some(format!(
                 "version {} expired; still routing with it",
                 self.state.load().topology.config.version
             )),
-            ..TraceEvent::default()
+            ..TraceEvent::new(TraceKind::Config, self.clock.now_ms())
         });
         self.start_round_now();
     }
@@ -443,12 +439,10 @@ impl Inner {
                 let offered = match offer {
                     Ok(text) => self.offer(&text, Some(index)).1,
                     Err(r) => {
-                        self.emit(&TraceEvent {
-                            kind: Some(TraceKind::Config),
-                            at_ms: self.clock.now_ms(),
-                            reason: Some(r.reason.as_str()),
+                        self.emit(TraceEvent {
+                            reason: Some(r.reason.as_str().to_string()),
                             detail: Some(format!("rejected: {r} (remote.urls[{index}])")),
-                            ..TraceEvent::default()
+                            ..TraceEvent::new(TraceKind::Config, self.clock.now_ms())
                         });
                         Offer::Rejected(r)
                     }
@@ -471,11 +465,9 @@ impl Inner {
             }
         };
         if !matches!(outcome.as_str(), "applied" | "unchanged") && !done {
-            self.emit(&TraceEvent {
-                kind: Some(TraceKind::Config),
-                at_ms: self.clock.now_ms(),
+            self.emit(TraceEvent {
                 detail: Some(format!("fetch of remote.urls[{index}] failed: {outcome}")),
-                ..TraceEvent::default()
+                ..TraceEvent::new(TraceKind::Config, self.clock.now_ms())
             });
         }
         let next = {

@@ -29,15 +29,13 @@ impl TraceOrder {
         }
     }
 
-    /// A copy of `event` with `install`, `seq` and a non-decreasing `at_ms`.
-    pub(super) fn stamp(&mut self, event: &TraceEvent) -> TraceEvent {
-        let mut e = event.clone();
-        e.install = Some(self.install.clone());
-        e.seq = Some(self.next_seq);
+    /// Sets `install`, `seq` and a non-decreasing `at_ms` on `e`.
+    pub(super) fn stamp(&mut self, e: &mut TraceEvent) {
+        e.install.clone_from(&self.install);
+        e.seq = self.next_seq;
         self.next_seq += 1;
         e.at_ms = e.at_ms.max(self.last_at);
         self.last_at = e.at_ms;
-        e
     }
 }
 
@@ -67,15 +65,13 @@ impl BreakerChange {
     /// The trace event of this change on `line` of `biz`/`protocol`.
     pub(super) fn event(&self, biz: &str, protocol: Protocol, line: &str, now: u64) -> TraceEvent {
         TraceEvent {
-            kind: Some(TraceKind::Breaker),
-            at_ms: now,
             biz: Some(biz.to_string()),
-            protocol: Some(protocol.as_str()),
+            protocol: Some(protocol.as_str().to_string()),
             line: Some(line.to_string()),
-            breaker: Some(self.to.as_str()),
+            breaker: Some(self.to.as_str().to_string()),
             cooldown_ms: self.cooldown_ms,
             detail: Some(format!("{} -> {}", self.from.as_str(), self.to.as_str())),
-            ..TraceEvent::default()
+            ..TraceEvent::new(TraceKind::Breaker, now)
         }
     }
 }
@@ -85,11 +81,9 @@ impl Inner {
     pub(super) fn emit_start(&self, now: u64) {
         let state = self.state.load();
         if self.sampled(&state, now) {
-            self.emit(&TraceEvent {
-                kind: Some(TraceKind::Start),
-                at_ms: now,
+            self.emit(TraceEvent {
                 config_version: Some(state.topology.config.version),
-                ..TraceEvent::default()
+                ..TraceEvent::new(TraceKind::Start, now)
             });
         }
     }
@@ -98,18 +92,16 @@ impl Inner {
     pub(super) fn emit_network(&self, network: &crate::net::NetworkState) {
         let now = self.clock.now_ms();
         if self.sampled(&self.state.load(), now) {
-            self.emit(&TraceEvent {
-                kind: Some(TraceKind::Network),
-                at_ms: now,
+            self.emit(TraceEvent {
                 network: Some(TraceNetwork {
                     handle: network.handle,
                     validated: network.validated,
                     vpn: network.vpn,
-                    private_dns: network.private_dns.as_str(),
+                    private_dns: network.private_dns.as_str().to_string(),
                     proxy: network.proxy,
                     transport: network.transport.clone(),
                 }),
-                ..TraceEvent::default()
+                ..TraceEvent::new(TraceKind::Network, now)
             });
         }
     }
@@ -118,11 +110,9 @@ impl Inner {
     pub(super) fn emit_downgrade(&self, on: bool) {
         let now = self.clock.now_ms();
         if self.sampled(&self.state.load(), now) {
-            self.emit(&TraceEvent {
-                kind: Some(TraceKind::Downgrade),
-                at_ms: now,
+            self.emit(TraceEvent {
                 downgrade: on,
-                ..TraceEvent::default()
+                ..TraceEvent::new(TraceKind::Downgrade, now)
             });
         }
     }

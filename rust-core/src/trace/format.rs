@@ -1,7 +1,8 @@
-//! The trace file format: one [`TraceRecord`] per line (JSON Lines), as written by
-//! `linekit replay --trace-out` and by a sink that appends each event's JSON to a file.
-//! `docs/trace-format.md` describes it; `docs/trace.schema.json` is generated from
-//! [`TraceRecord`] (feature `schema`) and a test keeps the two in step.
+//! The trace file format: one [`TraceEvent`] per line (JSON Lines, each line
+//! [`TraceEvent::to_json`]), as written by `linekit replay --trace-out` and by a sink that
+//! appends each event's JSON to a file. `docs/trace-format.md` describes it;
+//! `docs/trace.schema.json` is generated from [`TraceEvent`] (feature `schema`) and a test
+//! keeps the two in step.
 //!
 //! [`read_trace`] checks a whole file before anyone uses it: every line must be a JSON
 //! object of a known kind with the fields that kind needs, all from one install, with
@@ -9,170 +10,11 @@
 //! names its line number; nothing is guessed and nothing panics.
 
 use super::event::{TraceEvent, TraceKind};
-use crate::line::{Outcome, Timings};
-use serde::{Deserialize, Serialize};
+use crate::line::Outcome;
 use std::fmt;
 
 /// Largest trace file accepted (bytes).
 pub const MAX_TRACE_BYTES: usize = 1024 * 1024 * 1024;
-
-/// One line of a trace file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(feature = "schema", schemars(title = "Linekit trace event"))]
-pub struct TraceRecord {
-    /// What the event describes.
-    pub kind: TraceKind,
-    /// Monotonic time of the event (ms; the origin is the recording device's).
-    pub at_ms: u64,
-    /// The recording install (its seed, 16 hex digits).
-    pub install: String,
-    /// Position of the event in the install's trace, from 0, without gaps.
-    pub seq: u64,
-    /// Business line.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub biz: Option<String>,
-    /// Pool of the line: `http` or `ws`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<String>,
-    /// Line id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub line: Option<String>,
-    /// Redacted group of the request's logical host (`*.example.com`, `ip`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub logical_host: Option<String>,
-    /// Redacted group of the host the request was sent to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub final_host: Option<String>,
-    /// Reason code of a routing decision (`sticky`, `ranked`, `guarded`, ...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// The routing decision reused the pool's current line.
-    #[serde(default)]
-    pub from_cache: bool,
-    /// The kill switch was on (route events); the new kill switch state (downgrade events).
-    #[serde(default)]
-    pub downgrade: bool,
-    /// A fixed host pinned the request.
-    #[serde(default)]
-    pub fixed_host: bool,
-    /// Outcome of a report or probe: `ok`, `http_4xx`, `http_5xx`, `connect_timeout`,
-    /// `connect_refused`, `dns_failure`, `tls_failure`, `read_timeout`, `local_network`,
-    /// `cancelled`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub outcome: Option<String>,
-    /// HTTP status of a report or probe, when a response arrived.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<u16>,
-    /// Phase times of a report or probe: `dns_ms`, `connect_ms`, `tls_ms`, `ttfb_ms`.
-    #[serde(flatten)]
-    pub timings: Timings,
-    /// Total time of the attempt or probe (ms).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub total_ms: Option<u64>,
-    /// Free-form detail without sensitive data (`closed -> open`, `applied version 3`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
-    /// HTTP method of a routed request.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub method: Option<String>,
-    /// Attempt of a routed request within its call: 0, then one more per retry.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub attempt: Option<u32>,
-    /// Line ids a retry excluded (the lines its call already tried).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exclude: Option<Vec<String>>,
-    /// New breaker state of a breaker event: `closed`, `open` or `half_open`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub breaker: Option<String>,
-    /// How long a breaker that just opened stays open before a trial (ms).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cooldown_ms: Option<u64>,
-    /// The network of a network event.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub network: Option<RecordNetwork>,
-    /// Config version in force after a start or config event.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub config_version: Option<u64>,
-}
-
-/// The network of a network event: no addresses, names or SSIDs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct RecordNetwork {
-    /// Platform network handle.
-    pub handle: u64,
-    /// Whether the network is validated.
-    pub validated: bool,
-    /// VPN.
-    #[serde(default)]
-    pub vpn: bool,
-    /// Private DNS mode: `off`, `opportunistic` or `strict`.
-    #[serde(default = "off")]
-    pub private_dns: String,
-    /// HTTP proxy set.
-    #[serde(default)]
-    pub proxy: bool,
-    /// Transport type (`wifi`, `cellular`, ...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub transport: Option<String>,
-}
-
-fn off() -> String {
-    "off".to_string()
-}
-
-impl TraceRecord {
-    /// The record of an event the engine stamped (`install` and `seq` set; an unstamped
-    /// event gets an empty install and seq 0).
-    pub fn from_event(e: &TraceEvent) -> Self {
-        let s = |v: &Option<&'static str>| v.map(str::to_string);
-        TraceRecord {
-            kind: e.kind.unwrap_or(TraceKind::Config),
-            at_ms: e.at_ms,
-            install: e.install.clone().unwrap_or_default(),
-            seq: e.seq.unwrap_or(0),
-            biz: e.biz.clone(),
-            protocol: s(&e.protocol),
-            line: e.line.clone(),
-            logical_host: e.logical_host.clone(),
-            final_host: e.final_host.clone(),
-            reason: s(&e.reason),
-            from_cache: e.from_cache,
-            downgrade: e.downgrade,
-            fixed_host: e.fixed_host,
-            outcome: s(&e.outcome),
-            status: e.status,
-            timings: e.timings,
-            total_ms: e.total_ms,
-            detail: e.detail.clone(),
-            method: e.method.clone(),
-            attempt: e.attempt,
-            exclude: e.exclude.clone(),
-            breaker: s(&e.breaker),
-            cooldown_ms: e.cooldown_ms,
-            network: e.network.as_ref().map(|n| RecordNetwork {
-                handle: n.handle,
-                validated: n.validated,
-                vpn: n.vpn,
-                private_dns: n.private_dns.to_string(),
-                proxy: n.proxy,
-                transport: n.transport.clone(),
-            }),
-            config_version: e.config_version,
-        }
-    }
-
-    /// The record's outcome, when it has a known one.
-    pub fn outcome(&self) -> Option<Outcome> {
-        self.outcome.as_deref().and_then(|o| o.parse().ok())
-    }
-
-    /// Whether this report or probe was a fault of the line itself.
-    pub fn is_line_fault(&self) -> bool {
-        self.outcome().is_some_and(|o| o.is_line_fault(self.status))
-    }
-}
 
 /// A checked trace: the events of one install, in order.
 #[derive(Debug, Clone, PartialEq)]
@@ -180,7 +22,7 @@ pub struct Trace {
     /// The recording install.
     pub install: String,
     /// Its events, `seq` and `at_ms` in order.
-    pub records: Vec<TraceRecord>,
+    pub records: Vec<TraceEvent>,
 }
 
 impl Trace {
@@ -226,7 +68,7 @@ pub fn read_trace(text: &str) -> Result<Trace, TraceError> {
             format!("{} bytes; the limit is {MAX_TRACE_BYTES}", text.len()),
         ));
     }
-    let mut records: Vec<TraceRecord> = Vec::new();
+    let mut records: Vec<TraceEvent> = Vec::new();
     let mut install: Option<(String, usize)> = None;
     let mut previous: Option<(u64, u64, usize)> = None;
     for (i, raw) in text.lines().enumerate() {
@@ -235,7 +77,7 @@ pub fn read_trace(text: &str) -> Result<Trace, TraceError> {
         if raw.is_empty() {
             continue;
         }
-        let record: TraceRecord = serde_json::from_str(raw).map_err(|e| at_line(n, why(raw, e)))?;
+        let record: TraceEvent = serde_json::from_str(raw).map_err(|e| at_line(n, why(raw, e)))?;
         check_fields(&record).map_err(|e| at_line(n, e))?;
         match &install {
             None => install = Some((record.install.clone(), n)),
@@ -303,7 +145,7 @@ fn why(raw: &str, e: serde_json::Error) -> String {
 }
 
 /// The fields each kind needs, with known values.
-fn check_fields(r: &TraceRecord) -> Result<(), String> {
+fn check_fields(r: &TraceEvent) -> Result<(), String> {
     if r.install.is_empty()
         || r.install.len() > 16
         || !r.install.bytes().all(|b| b.is_ascii_hexdigit())
@@ -357,7 +199,7 @@ fn kind_name(kind: TraceKind) -> String {
 /// The JSON Schema of one trace line, pretty-printed (what `docs/trace.schema.json` holds).
 #[cfg(feature = "schema")]
 pub fn json_schema() -> String {
-    let schema = schemars::schema_for!(TraceRecord);
+    let schema = schemars::schema_for!(TraceEvent);
     serde_json::to_string_pretty(&schema).unwrap_or_default() + "\n"
 }
 

@@ -1,7 +1,7 @@
 //! Observability: why each decision was taken ([`Reason`]), structured [`TraceEvent`]s sent
 //! to a [`TraceSink`] with sampling, and redaction helpers so that logs name line ids and
 //! host *groups*, never full URLs, host lists, keys or tokens; [`format`] is the trace file
-//! format (JSON Lines of [`format::TraceRecord`]) and its checked reader.
+//! format (JSON Lines of [`TraceEvent`]s) and its checked reader.
 
 pub mod event;
 pub mod format;
@@ -9,6 +9,6 @@ pub mod reason;
 pub mod redact;
 pub mod sampler;
 
-pub use event::{TraceEvent, TraceKind, TraceNetwork, TraceSink};
+pub use event::{MemorySink, TraceEvent, TraceKind, TraceNetwork, TraceSink};
 pub use reason::Reason;
 pub use sampler::Sampler;

@@ -22,11 +22,9 @@ use crate::config::validate::parse_config;
 use crate::engine::{LineKit, RuntimeMode};
 use crate::line::{Outcome, Protocol, Timings};
 use crate::replay::{execute, request_line, ScriptedTransport, Step};
-use crate::trace::format::TraceRecord;
-use crate::trace::{TraceEvent, TraceSink};
+use crate::trace::{MemorySink, TraceEvent};
 use crate::transport::{RequestKind, TransportError, TransportRequest, TransportResult};
 use crate::{Error, Result};
-use parking_lot::Mutex;
 use serde_json::{json, Value};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
@@ -40,7 +38,7 @@ pub const DEFAULT_EVIDENCE_WINDOW_MS: u64 = 30_000;
 #[derive(Debug, Default)]
 pub struct Replayed {
     /// The replayed engine's own trace (relative times, like the recorded run).
-    pub records: Vec<TraceRecord>,
+    pub records: Vec<TraceEvent>,
     /// Attempts whose outcome was inferred.
     pub inferred_attempts: usize,
     /// Where they were: (time, `biz/protocol/line`).
@@ -49,16 +47,6 @@ pub struct Replayed {
     pub inferred_probes: usize,
     /// Time of the last event.
     pub end_ms: u64,
-}
-
-/// Collects the replayed engine's events.
-#[derive(Default)]
-struct Collect(Mutex<Vec<TraceRecord>>);
-
-impl TraceSink for Collect {
-    fn emit(&self, event: &TraceEvent) {
-        self.0.lock().push(TraceRecord::from_event(event));
-    }
 }
 
 enum Action {
@@ -138,7 +126,7 @@ pub fn drive(
     let policy = parse_config(policy_json)?;
     let clock = ManualClock::new(0, 1_700_000_000_000);
     let transport = Arc::new(ScriptedTransport::default());
-    let sink = Arc::new(Collect::default());
+    let sink = Arc::new(MemorySink::default());
     let engine = LineKit::builder()
         .config_json(policy_json)
         .clock(Arc::new(clock.clone()))
@@ -200,7 +188,7 @@ pub fn drive(
     };
     d.run(&clock, out)?;
     d.engine.close();
-    let records = std::mem::take(&mut *sink.0.lock());
+    let records = sink.take();
     Ok(Replayed {
         records,
         inferred_attempts: d.inferred_attempts,

@@ -16,7 +16,7 @@
 use super::summary::RunSummary;
 use super::timeline::{add_inferred, build, lane_order, Lane, Timeline, BUCKETS};
 use super::WhatIf;
-use crate::trace::format::TraceRecord;
+use crate::trace::TraceEvent;
 use std::fmt::Write;
 
 const LABEL_W: f64 = 170.0;
@@ -72,8 +72,8 @@ fn seconds(ms: u64) -> String {
 
 /// Renders the report of `w`; with `compare`, the recorded run above the replayed one.
 pub fn render(w: &WhatIf, compare: bool) -> String {
-    let recorded: &[TraceRecord] = &w.recorded;
-    let replayed: &[TraceRecord] = &w.replayed.records;
+    let recorded: &[TraceEvent] = &w.recorded;
+    let replayed: &[TraceEvent] = &w.replayed.records;
     let end = recorded
         .last()
         .map_or(0, |r| r.at_ms)

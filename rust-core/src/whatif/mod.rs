@@ -14,7 +14,8 @@ pub mod rebuild;
 pub mod summary;
 pub mod timeline;
 
-use crate::trace::format::{read_trace, TraceRecord};
+use crate::trace::format::read_trace;
+use crate::trace::TraceEvent;
 use crate::{Error, Result};
 use std::io::Write;
 use std::sync::OnceLock;
@@ -23,7 +24,7 @@ use std::sync::OnceLock;
 #[derive(Debug)]
 pub struct WhatIf {
     /// The recorded run (times relative to the trace's first event).
-    pub recorded: Vec<TraceRecord>,
+    pub recorded: Vec<TraceEvent>,
     /// The replayed run.
     pub replayed: driver::Replayed,
     /// The outage both runs are timed against.

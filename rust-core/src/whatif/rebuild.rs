@@ -13,8 +13,9 @@
 //! is a retry routed back onto a line its call already tried (it is not sent).
 
 use crate::line::{Outcome, Protocol, Timings};
-use crate::trace::format::{RecordNetwork, Trace, TraceRecord};
+use crate::trace::format::Trace;
 use crate::trace::TraceKind;
+use crate::trace::{TraceEvent, TraceNetwork};
 use std::collections::{HashMap, VecDeque};
 
 /// A line of one pool: (business line, pool, line id).
@@ -94,7 +95,7 @@ pub struct Probe {
 #[derive(Debug, Clone, PartialEq)]
 pub enum WorldStep {
     /// A network change.
-    Network(RecordNetwork),
+    Network(TraceNetwork),
     /// The runtime kill switch.
     Downgrade(bool),
 }
@@ -115,17 +116,17 @@ pub struct Rebuilt {
     /// Network and kill-switch steps with their time and order.
     pub world: Vec<(u64, u64, WorldStep)>,
     /// The records with relative times (the recorded run).
-    pub records: Vec<TraceRecord>,
+    pub records: Vec<TraceEvent>,
 }
 
-fn protocol_of(r: &TraceRecord) -> Protocol {
+fn protocol_of(r: &TraceEvent) -> Protocol {
     match r.protocol.as_deref() {
         Some("ws") => Protocol::Ws,
         _ => Protocol::Http,
     }
 }
 
-fn result_of(r: &TraceRecord) -> Observed {
+fn result_of(r: &TraceEvent) -> Observed {
     Observed {
         at: r.at_ms,
         seq: r.seq,
@@ -171,7 +172,7 @@ pub struct Parts {
 }
 
 /// Groups a run's records (in trace order) into calls, probes and world steps.
-pub fn index(records: &[TraceRecord]) -> Parts {
+pub fn index(records: &[TraceEvent]) -> Parts {
     let mut calls: Vec<Call> = Vec::new();
     // Per (biz, pool): indexes of calls still open to retries, newest last.
     let mut open_calls: HashMap<(String, Protocol), Vec<usize>> = HashMap::new();

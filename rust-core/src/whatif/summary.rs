@@ -18,7 +18,7 @@
 
 use super::rebuild::{index, Call, LineKey, Rebuilt};
 use crate::line::Protocol;
-use crate::trace::format::TraceRecord;
+use crate::trace::TraceEvent;
 use crate::trace::TraceKind;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -113,7 +113,7 @@ pub fn outage(recorded: &Rebuilt) -> Option<Outage> {
 }
 
 /// The measures of a run given by its (relative-time) records.
-pub fn summarize(records: &[TraceRecord], outage: Option<&Outage>) -> RunSummary {
+pub fn summarize(records: &[TraceEvent], outage: Option<&Outage>) -> RunSummary {
     let run = index(records);
     let mut s = RunSummary {
         requests: run.calls.len(),
@@ -181,6 +181,6 @@ pub fn summarize(records: &[TraceRecord], outage: Option<&Outage>) -> RunSummary
     s
 }
 
-fn is_open(r: &TraceRecord) -> bool {
+fn is_open(r: &TraceEvent) -> bool {
     r.kind == TraceKind::Breaker && r.breaker.as_deref() == Some("open")
 }

@@ -4,7 +4,7 @@
 //! kill-switch changes. Buckets keep the report the same size whatever the traffic: a
 //! 30-minute trace of 100k requests draws as many shapes as a 30-second one.
 
-use crate::trace::format::TraceRecord;
+use crate::trace::TraceEvent;
 use crate::trace::TraceKind;
 use std::collections::{BTreeMap, HashMap};
 
@@ -82,7 +82,7 @@ pub fn bucket_ms(end_ms: u64) -> u64 {
     end_ms.div_ceil(BUCKETS as u64).max(1)
 }
 
-fn key_of(r: &TraceRecord) -> Option<(String, String)> {
+fn key_of(r: &TraceEvent) -> Option<(String, String)> {
     let pool = format!(
         "{}/{}",
         r.biz.as_deref()?,
@@ -94,7 +94,7 @@ fn key_of(r: &TraceRecord) -> Option<(String, String)> {
 
 /// The lanes of several runs together, in order of first appearance (pool by pool), so
 /// runs drawn one above the other have the same rows.
-pub fn lane_order(runs: &[&[TraceRecord]]) -> Vec<(String, String)> {
+pub fn lane_order(runs: &[&[TraceEvent]]) -> Vec<(String, String)> {
     let mut seen: Vec<(String, String)> = Vec::new();
     for records in runs {
         for r in records.iter() {
@@ -118,7 +118,7 @@ pub fn lane_order(runs: &[&[TraceRecord]]) -> Vec<(String, String)> {
 }
 
 /// Aggregates one run on an axis of `end_ms` with the given lanes.
-pub fn build(records: &[TraceRecord], lanes: &[(String, String)], end_ms: u64) -> Timeline {
+pub fn build(records: &[TraceEvent], lanes: &[(String, String)], end_ms: u64) -> Timeline {
     let bucket = bucket_ms(end_ms);
     let slot = |at: u64| ((at / bucket) as usize).min(BUCKETS - 1);
     let index: HashMap<(String, String), usize> = lanes
