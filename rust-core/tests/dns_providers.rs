@@ -442,6 +442,15 @@ mod wire {
         let h = &["www.example.com"][..];
         let a_rec =
             || Record::from_rdata(name("www.example.com."), 60, RData::A(A::new(1, 2, 3, 4)));
+        // A well-formed answer of one A record, for the tests that break one part of it.
+        let good = || {
+            response(
+                "www.example.com.",
+                HType::A,
+                vec![a_rec()],
+                ResponseCode::NoError,
+            )
+        };
         assert_eq!(
             doh_wire::parse(
                 h,
@@ -482,36 +491,21 @@ mod wire {
             Err(ProviderError::Malformed("not a response"))
         );
         // Wrong ID.
-        let mut body = response(
-            "www.example.com.",
-            HType::A,
-            vec![a_rec()],
-            ResponseCode::NoError,
-        );
+        let mut body = good();
         body[1] = 7;
         assert_eq!(
             doh_wire::parse(h, &body),
             Err(ProviderError::Malformed("unexpected message ID"))
         );
         // Truncated message bytes.
-        let body = response(
-            "www.example.com.",
-            HType::A,
-            vec![a_rec()],
-            ResponseCode::NoError,
-        );
+        let body = good();
         assert_eq!(
             doh_wire::parse(h, &body[..body.len() - 3]),
             Err(ProviderError::Malformed("DNS message"))
         );
         // A section the answer does not use still has to frame: an additional record that
         // the header counts but the message does not hold refuses the whole message.
-        let mut body = response(
-            "www.example.com.",
-            HType::A,
-            vec![a_rec()],
-            ResponseCode::NoError,
-        );
+        let mut body = good();
         assert!(doh_wire::parse(h, &body).is_ok());
         body[11] = body[11].wrapping_add(1);
         assert_eq!(
