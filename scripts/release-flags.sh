@@ -43,6 +43,11 @@ LINEKIT_RELEASE_CARGO_ARGS=(
 #   restores of a function are calls to a few shared helpers instead of inline code, and
 #   each function's unwind entry still describes its frame (examples/ffi_panic unwinds
 #   through them);
+# - LLVM's inliner at a cost threshold of 25 (`-inline-threshold=25`) instead of the 5 it
+#   uses at opt-level "z": small helpers (accessors, `Option`/`Result` adapters, one-line
+#   wrappers) are folded into their callers, which removes their call sequences, their own
+#   bodies and their unwind entries; above ~30 the copies of inlined code outweigh that
+#   (BENCHMARKS.md has the sweep);
 # - no `Debug` output (`fmt-debug=none`): nothing the library returns or logs formats
 #   `{:?}` (state and traces are serde, errors Display; the one quoted name in a wire
 #   enum's parse error is quoted by hand), so derived and std `Debug` code is left out;
@@ -50,7 +55,7 @@ LINEKIT_RELEASE_CARGO_ARGS=(
 #   it): Ed25519 only verifies remote configs, a few times a day;
 # - the portable constant-time AES and POLYVAL on x86 as on ARM (no AES-NI/CLMUL copy):
 #   AES opens the sealed config once and encrypts DNSPod queries of a few dozen bytes.
-LINEKIT_RELEASE_RUSTFLAGS="-Zlocation-detail=none -C link-arg=-Wl,--icf=all -Zpanic-in-drop=abort -Cforce-unwind-tables=no -Zplt=yes -Cllvm-args=-enable-machine-outliner=never -Cllvm-args=-homogeneous-prolog-epilog -Zfmt-debug=none --cfg curve25519_dalek_backend=\"serial\" --cfg aes_force_soft --cfg polyval_force_soft"
+LINEKIT_RELEASE_RUSTFLAGS="-Zlocation-detail=none -C link-arg=-Wl,--icf=all -Zpanic-in-drop=abort -Cforce-unwind-tables=no -Zplt=yes -Cllvm-args=-enable-machine-outliner=never -Cllvm-args=-homogeneous-prolog-epilog -Cllvm-args=-inline-threshold=25 -Zfmt-debug=none --cfg curve25519_dalek_backend=\"serial\" --cfg aes_force_soft --cfg polyval_force_soft"
 
 # rustc flags of the release .so for one target only; $1 is a target triple or an Android
 # ABI name. On x86_64: a frame pointer in every function that calls another
