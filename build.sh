@@ -336,6 +336,8 @@ case "$cmd" in
     html_report_test
     bindings
     jvm_tests
+    echo "== ./build.sh size (the release liblinekit.so per ABI, under $SIZE_LIMIT bytes stripped)"
+    so_sizes
     ;;
   bindings)
     bindings
