@@ -222,7 +222,7 @@ html_report_test() {
 bindings() {
   need cargo
   echo "== cargo build -p linekit-android (host liblinekit.so + uniffi-bindgen)"
-  cargo build -p linekit-android --features bindgen --lib --bin uniffi-bindgen --bin kotlin-vocabulary
+  cargo build -p linekit-android --features bindgen,jni-test-hooks --lib --bin uniffi-bindgen --bin kotlin-vocabulary
   echo "== uniffi-bindgen generate --library (Kotlin → $GENERATED_DIR)"
   rm -rf "$GENERATED_DIR"
   # The host's own library name: liblinekit.so on Linux, liblinekit.dylib on macOS.
