@@ -61,18 +61,27 @@ class OkHttpTransport @JvmOverloads constructor(
     private val cancelled: MutableSet<ULong> = ConcurrentHashMap.newKeySet()
     private val closed = AtomicBoolean(false)
 
+    /**
+     * Built on first use (the first probe, HTTPDNS query or config fetch), not in the
+     * constructor: [LineKit.Builder.build] then never pays OkHttp's class initialisation on
+     * the caller's thread (app start-up), and an engine that never probes never builds it.
+     */
+    private val lazyClient = lazy {
+        OkHttpClient.Builder()
+            .dispatcher(Dispatcher(executor).apply {
+                this.maxRequests = maxRequests
+                maxRequestsPerHost = maxRequests
+            })
+            .connectionPool(ConnectionPool(2, 30, TimeUnit.SECONDS))
+            .dns(BootstrapDns(bootstrap.mapKeys { it.key.lowercase() }))
+            .followRedirects(false)
+            .followSslRedirects(false)
+            .retryOnConnectionFailure(false)
+            .build()
+    }
+
     /** The transport's own client (exposed for tests and diagnostics; do not share it). */
-    val client: OkHttpClient = OkHttpClient.Builder()
-        .dispatcher(Dispatcher(executor).apply {
-            this.maxRequests = maxRequests
-            maxRequestsPerHost = maxRequests
-        })
-        .connectionPool(ConnectionPool(2, 30, TimeUnit.SECONDS))
-        .dns(BootstrapDns(bootstrap.mapKeys { it.key.lowercase() }))
-        .followRedirects(false)
-        .followSslRedirects(false)
-        .retryOnConnectionFailure(false)
-        .build()
+    val client: OkHttpClient get() = lazyClient.value
 
     override fun start(request: TransportRequest, completion: TransportCompletion) {
         try {
@@ -120,9 +129,9 @@ class OkHttpTransport @JvmOverloads constructor(
     override fun close() {
         if (!closed.compareAndSet(false, true)) return
         cancelled.addAll(calls.keys)
-        client.dispatcher.cancelAll()
+        if (lazyClient.isInitialized()) client.dispatcher.cancelAll()
         executor.shutdownNow()
-        client.connectionPool.evictAll()
+        if (lazyClient.isInitialized()) client.connectionPool.evictAll()
     }
 
     private fun finish(id: ULong, completion: TransportCompletion, outcome: TransportOutcome) {
