@@ -71,6 +71,26 @@ class TransportTest : TwoLineServers() {
     }
 
     @Test
+    fun `the transport builds its client on its first request, and close before that builds none`() {
+        val idle = OkHttpTransport()
+        assertFalse(idle.clientBuilt)
+        idle.close()
+        assertFalse(idle.clientBuilt)
+        val config = """
+            {"version":1,"allow_cleartext":true,"thresholds":{"detect_jitter_ms":0},
+             "biz_lines":{"spot":{"match":["api.linekit.test"],"http":[{"id":"a","url":"${a.origin}"}]}}}
+        """.trimIndent()
+        OkHttpTransport().use { transport ->
+            LineKit.Builder().configJson(config).transport(transport).build().use { kit ->
+                assertFalse(transport.clientBuilt, "built by LineKit.Builder.build()")
+                assertTrue(kit.detect("spot"))
+                assertTrue(eventually { probes(a) >= 1 }, "probes: a=${probes(a)}")
+                assertTrue(transport.clientBuilt)
+            }
+        }
+    }
+
+    @Test
     fun `detect probes every line with the transport's own client`() {
         val intercepted = AtomicInteger()
         val delegate = CountingDns()

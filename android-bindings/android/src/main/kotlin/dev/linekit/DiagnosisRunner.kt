@@ -24,6 +24,7 @@ import java.util.concurrent.Executors
 import java.util.concurrent.Future
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.TimeoutException
+import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicReference
 import javax.net.ssl.SNIHostName
@@ -109,8 +110,17 @@ internal class DiagnosisRunner(private val client: () -> OkHttpClient) {
     ): DiagnosisReport {
         val http = client()
         var timedOut = false
+        // Each probe's timeout is its own or the time left to the deadline, whichever is
+        // shorter; a probe that timed out on the second was cut by the deadline, even if it
+        // noticed a moment before it.
+        val cutByDeadline = AtomicBoolean(false)
         val probes = plan.lines.filter { it.plan.probeAllowed }.map { line ->
-            line to pool.submit<ProbeObservation> { probe(http, line, minOf(left(deadline), plan.probeTimeoutMs.toLong())) }
+            line to pool.submit<ProbeObservation> {
+                val left = left(deadline)
+                probe(http, line, minOf(left, plan.probeTimeoutMs.toLong())).also {
+                    if (it.error == TIMEOUT && left <= plan.probeTimeoutMs.toLong()) cutByDeadline.set(true)
+                }
+            }
         }
         val resolved = plan.hosts.filter { !it.literal }.associate { h ->
             h.host to pool.submit<HostObservation> { resolve(h.host) }
@@ -150,7 +160,7 @@ internal class DiagnosisRunner(private val client: () -> OkHttpClient) {
             }
         }
         // Whatever ran into the deadline was cut by it, even if it noticed on its own.
-        timedOut = timedOut || System.nanoTime() >= deadline
+        timedOut = timedOut || cutByDeadline.get() || System.nanoTime() >= deadline
         val elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)
         val text = session.report(
             Observations(answers, addressChecks, probeChecks, elapsed.toULong(), timedOut),

@@ -83,6 +83,9 @@ class OkHttpTransport @JvmOverloads constructor(
     /** The transport's own client (exposed for tests and diagnostics; do not share it). */
     val client: OkHttpClient get() = lazyClient.value
 
+    /** Whether [client] has been built (for tests). */
+    internal val clientBuilt: Boolean get() = lazyClient.isInitialized()
+
     override fun start(request: TransportRequest, completion: TransportCompletion) {
         try {
             if (closed.get()) {
