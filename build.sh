@@ -159,12 +159,26 @@ size_link_flags() {
   echo "-C link-arg=-fuse-ld=lld -C link-arg=-B$gcc_ld -C link-arg=-Wl,-z,max-page-size=16384 -C link-arg=-Wl,-z,pack-relative-relocs$isa"
 }
 
+# Fails unless the library $1 (read with the nm tool $2) exports every UniFFI function the
+# generated Kotlin binds: JNA registers all of them when the bindings load, so one dropped
+# by a release flag (scripts/release-discard.ld) would fail the app at start-up.
+so_check_exports() {
+  local missing
+  missing=$(comm -23 \
+    <(grep -rhoE 'external fun `?(uniffi|ffi)_[A-Za-z0-9_]+' "$GENERATED_DIR" | sed -E 's/.*fun `?//' | sort -u) \
+    <("$2" -D --defined-only "$1" | awk '{print $3}' | sort -u))
+  if [ -n "$missing" ]; then
+    echo "build.sh size: $(basename "$1") does not export functions the Kotlin bindings bind:" $missing >&2
+    exit 1
+  fi
+}
+
 so_sizes() {
   need cargo
   need rustc
   # shellcheck source=scripts/release-flags.sh
   source scripts/release-flags.sh
-  local host t stem strip_tool run so out json="" sep="" tdir=${CARGO_TARGET_DIR:-target}
+  local host t stem strip_tool nm_tool run so out json="" sep="" tdir=${CARGO_TARGET_DIR:-target}
   host=$(rustc -vV | sed -n 's/^host: //p')
   ensure_rust_targets "${ARM_TARGETS[@]}"
   linekit_ensure_rust_src
@@ -175,15 +189,20 @@ so_sizes() {
     /usr/aarch64-linux-gnu/lib/crt1.o=libc6-dev-arm64-cross \
     /usr/arm-linux-gnueabihf/lib/crt1.o=libc6-dev-armhf-cross >&2
   need strip
+  need nm
+  # The generated Kotlin says which functions the bindings bind (see so_check_exports).
+  [ -d "$GENERATED_DIR/dev/linekit/ffi" ] || bindings >&2
   out=$(mktemp -d)
   for t in $(size_targets); do
     stem=$(cargo_target_env "$t")
     if [ "$t" = "$host" ]; then
       strip_tool=strip
+      nm_tool=nm
       run=()
     else
       export "CARGO_TARGET_${stem}_LINKER=$(arm_gcc "$t")"
       strip_tool="$(arm_prefix "$t")-strip"
+      nm_tool="$(arm_prefix "$t")-nm"
       run=("$(arm_qemu "$t")" -L "/usr/$(arm_prefix "$t")")
     fi
     LINEKIT_LINK_RUSTFLAGS=$(size_link_flags "$t")
@@ -193,6 +212,7 @@ so_sizes() {
     so="$tdir/$t/release/liblinekit.so"
     cp "$so" "$out/$t.so"
     "$strip_tool" "$out/$t.so"
+    so_check_exports "$out/$t.so" "$nm_tool"
     echo "== examples/ffi_panic with the same flags on $t" >&2
     linekit_release_cargo cargo build --target "$t" "${LINEKIT_RELEASE_CARGO_ARGS[@]/--lib/--example=ffi_panic}" >&2
     if ! "${run[@]}" "$tdir/$t/release/examples/ffi_panic" >&2; then

@@ -51,11 +51,16 @@ LINEKIT_RELEASE_CARGO_ARGS=(
 # - no `Debug` output (`fmt-debug=none`): nothing the library returns or logs formats
 #   `{:?}` (state and traces are serde, errors Display; the one quoted name in a wire
 #   enum's parse error is quoted by hand), so derived and std `Debug` code is left out;
+# - no UniFFI interface metadata (`UNIFFI_META_*` statics, read only by uniffi-bindgen from
+#   the host build): scripts/release-discard.ld drops their sections (−17 KB on x86_64);
 # - curve25519-dalek's portable 64-bit backend on x86_64 as on ARM (no AVX2 copy next to
 #   it): Ed25519 only verifies remote configs, a few times a day;
 # - the portable constant-time AES and POLYVAL on x86 as on ARM (no AES-NI/CLMUL copy):
 #   AES opens the sealed config once and encrypts DNSPod queries of a few dozen bytes.
-LINEKIT_RELEASE_RUSTFLAGS="-Zlocation-detail=none -C link-arg=-Wl,--icf=all -Zpanic-in-drop=abort -Cforce-unwind-tables=no -Zplt=yes -Cllvm-args=-enable-machine-outliner=never -Cllvm-args=-homogeneous-prolog-epilog -Cllvm-args=-inline-threshold=25 -Zfmt-debug=none --cfg curve25519_dalek_backend=\"serial\" --cfg aes_force_soft --cfg polyval_force_soft"
+# The linker script's absolute path (RUSTFLAGS are split at spaces: the checkout's path must
+# not contain one).
+LINEKIT_RELEASE_DISCARD_LD="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/release-discard.ld"
+LINEKIT_RELEASE_RUSTFLAGS="-Zlocation-detail=none -C link-arg=-Wl,--icf=all -C link-arg=-Wl,-T,$LINEKIT_RELEASE_DISCARD_LD -Zpanic-in-drop=abort -Cforce-unwind-tables=no -Zplt=yes -Cllvm-args=-enable-machine-outliner=never -Cllvm-args=-homogeneous-prolog-epilog -Cllvm-args=-inline-threshold=25 -Zfmt-debug=none --cfg curve25519_dalek_backend=\"serial\" --cfg aes_force_soft --cfg polyval_force_soft"
 
 # rustc flags of the release .so for one target only; $1 is a target triple or an Android
 # ABI name. On x86_64: a frame pointer in every function that calls another
