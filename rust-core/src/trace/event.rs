@@ -97,9 +97,8 @@ pub struct TraceEvent {
     /// A fixed host pinned the request.
     #[serde(default)]
     pub fixed_host: bool,
-    /// Outcome of a report or probe: `ok`, `http_4xx`, `http_5xx`, `connect_timeout`,
-    /// `connect_refused`, `dns_failure`, `tls_failure`, `read_timeout`, `local_network`,
-    /// `cancelled`.
+    /// Outcome of a report or probe: a wire name of [`Outcome`] (`ok`, `http_5xx`,
+    /// `connection_reset`, `truncated`, …).
     pub outcome: Option<String>,
     /// HTTP status of a report or probe, when a response arrived.
     pub status: Option<u16>,
