@@ -458,17 +458,6 @@ jni_export! {
     }
 }
 
-#[cfg(feature = "jni-test-hooks")]
-jni_export! {
-    /// Test hook of the host library only (cargo feature `jni-test-hooks`; the release
-    /// `.so` never has it): `static native int panicking()` of the JVM tests'
-    /// `JniPanicProbe`, an export declared like every fast-path export whose body panics,
-    /// so a JVM test sees the guard turn a panic into an exception.
-    fn Java_dev_linekit_internal_JniPanicProbe_panicking(_env) -> jint, else -1 => {
-        panic!("linekit test hook: a deliberate panic in a JNI call")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,7 +14,8 @@
 //!   goes through JNA and costs microseconds, these cost a few hundred nanoseconds. They
 //!   reach the engine through the handle returned by [`NativeLineKit::native_handle`] (a
 //!   leaked `Arc` released exactly once by `release`), catch every panic and rethrow it as
-//!   a Java exception.
+//!   a Java exception. The host test build adds `test_hooks` (cargo feature
+//!   `jni-test-hooks`): exports declared the same way that let a JVM test provoke a panic.
 //!
 //! Enums cross both doors as their wire code; their Kotlin form is generated from the
 //! core's single declaration by [`kotlin_vocabulary`].
@@ -40,6 +41,8 @@ mod native;
 mod records;
 mod remote;
 mod sink;
+#[cfg(feature = "jni-test-hooks")]
+mod test_hooks;
 mod transport;
 mod ws;
 
