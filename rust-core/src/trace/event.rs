@@ -97,8 +97,8 @@ pub struct TraceEvent {
     /// A fixed host pinned the request.
     #[serde(default)]
     pub fixed_host: bool,
-    /// Outcome of a report or probe: a wire name of [`Outcome`] (`ok`, `http_5xx`,
-    /// `connection_reset`, `truncated`, …).
+    /// Outcome of a report or probe, a name of the outcome vocabulary (`ok`, `http_5xx`,
+    /// `connection_reset`, `truncated`, ...; see `docs/replay.md#outcomes`).
     pub outcome: Option<String>,
     /// HTTP status of a report or probe, when a response arrived.
     pub status: Option<u16>,
