@@ -492,6 +492,26 @@ mod tests {
             pack_decision(&d, url, LIMITS),
             format!("{sticky}\n2\n1024\nali\nspot\nX-Deployment-Version\n1\nhttp\nh\n1\n/v1\n19")
         );
+        // An IPv6 line behind a prefix, for a request URL whose rest has no path: the same
+        // answer and final URL as LineKitApiTest's "route answers unpack" expects of Kotlin.
+        let url = "https://api.test?q=1";
+        let d = linekit_core::engine::RouteDecision {
+            target: Some(Target {
+                scheme: linekit_core::line::Scheme::Https,
+                host: "::1".into(),
+                port: Some(8443),
+                path_prefix: Some("/v1".into()),
+                rest_at: 16,
+            }),
+            ..d
+        };
+        assert_eq!(d.url(url), "https://[::1]:8443/v1/?q=1");
+        assert_eq!(
+            pack_decision(&d, url, LIMITS),
+            format!(
+                "{sticky}\n2\n1024\nali\nspot\nX-Deployment-Version\n1\nhttps\n::1\n8443\n/v1\n16"
+            )
+        );
         let d = linekit_core::engine::RouteDecision {
             biz: None,
             protocol: Protocol::Http,

@@ -167,6 +167,10 @@ class LineKitApiTest : TwoLineServers() {
         assertEquals(4096L, d.bufferBodyMaxBytes)
         assertTrue(d.versionMismatch)
         assertEquals("X-Deployment-Version", d.versionHeader)
+        // The answer fast.rs's packing test builds for an IPv6 line behind a prefix: the same
+        // final URL as the core's (brackets, and a `/` between the prefix and a bare query).
+        val v6 = Router.unpack("$sticky\n2\n4096\nali\nspot\nX-Deployment-Version\n1\nhttps\n::1\n8443\n/v1\n16", "https://api.test?q=1")
+        assertEquals("https://[::1]:8443/v1/?q=1", v6.url)
         val u = Router.unpack("${RouteReason.UNMANAGED.code}\n1\n0\n\n\n\n\n\n\n\n\n", "http://x/")
         assertEquals("http://x/", u.url)
         assertNull(u.target)

@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test
  */
 internal object JniPanicProbe {
     init {
+        // Loads liblinekit (NativeFast's initialiser), which holds this object's export.
         NativeFast.vocabulary()
     }
 

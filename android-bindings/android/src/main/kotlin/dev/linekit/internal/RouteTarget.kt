@@ -38,7 +38,12 @@ internal class RouteTarget(
         null
     }
 
-    /** The final URL as a string, as the core writes it, for the request URL [requestUrl]. */
+    /**
+     * The final URL as a string for the request URL [requestUrl], written as the core's
+     * `Target::url` writes it (IPv6 hosts in brackets, a `/` between a prefix and a rest
+     * without one); the packing test of `fast.rs` and `LineKitApiTest` hold both sides to
+     * the same answers. Only [dev.linekit.RouteDecision.url] asks for it, never a request.
+     */
     fun urlOf(requestUrl: String): String {
         val host = origin.host
         val rest = requestUrl.substring(restAt.coerceIn(0, requestUrl.length))
