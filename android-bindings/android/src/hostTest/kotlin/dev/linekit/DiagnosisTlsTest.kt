@@ -97,7 +97,7 @@ class DiagnosisTlsTest {
             assertTrue(bad.contains("\"probe\":{\"error\":\"tls_failure\""), bad)
         }
         assertTrue(listOf(expired, wrongHost, selfSigned).all { it.received.isEmpty() }, "nothing sent to a bad line")
-        assertTrue(report.text.contains("spot/good [http] localhost:${good.port}: ok: probe HTTP 200"), report.text)
+        assertTrue(report.text.contains("spot/good [http] localhost:${good.port} tls: ok: probe HTTP 200"), report.text)
         assertTrue(report.json.contains("\"timed_out\":false"), report.json)
     }
 
