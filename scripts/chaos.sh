@@ -293,7 +293,7 @@ http {
   access_log off;
   # Every request as the server saw it: what a leaked X-Line-* header, a second delivery
   # of a POST or a request in cleartext would look like.
-  log_format chaos '\$msec|\$request_method|\$uri|\$http_x_request_id|\$http_x_line_biz|\$http_x_line_fixed_host|\$http_x_line_keep_original_host|\$http_x_line_chaos|\$scheme';
+  log_format chaos '\$msec|\$request_method|\$uri|\$http_x_request_id|\$http_x_line_biz|\$http_x_line_fixed_host|\$http_x_line_keep_original_host|\$http_x_line_chaos|\$scheme|\$http_x_chaos_scenario';
   keepalive_timeout 60s;
   keepalive_requests 100000;
   client_body_temp_path $RUN/tmp-body;
