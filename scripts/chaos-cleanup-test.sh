@@ -41,8 +41,8 @@ leftovers() { # server pids recorded by the run
   done
   for p in /proc/[0-9]*; do
     [ "${p#/proc/}" = $$ ] && continue
-    if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -e "$RUN/" -e "$WORK/bin/toxiproxy-server"; then
-      echo "process ${p#/proc/} running from the run directory: $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null | cut -c1-120)"
+    if tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -e "$RUN/" -e "$WORK/bin/toxiproxy-server"; then
+      echo "process ${p#/proc/} running from the run directory: $(tr '\0' ' ' 2>/dev/null <"$p/cmdline" | cut -c1-120)"
     fi
   done
 }

@@ -160,7 +160,7 @@ chaos_leftovers() {
   while read -r ino; do
     for p in /proc/[0-9]*; do
       if [ "$(readlink "$p/ns/net" 2>/dev/null)" = "net:[$ino]" ]; then
-        echo "process ${p#/proc/} ($(tr '\0' ' ' <"$p/cmdline" 2>/dev/null | cut -c1-120)) in net:[$ino]"
+        echo "process ${p#/proc/} ($(tr '\0' ' ' 2>/dev/null <"$p/cmdline" | cut -c1-120)) in net:[$ino]"
       fi
     done
   done <"$NETNS_INODES"

@@ -165,10 +165,10 @@ private class CountingServerSocketFactory(private val accepted: AtomicInteger) :
 /**
  * A line whose server accepts TCP connections and never answers a byte: a client's TLS
  * ClientHello goes unanswered, so its handshake stalls until a timeout the client set.
- * Holds every accepted socket open until [close].
+ * Holds every accepted socket open until [close]. Listens on [bind] ([port] 0: any free port).
  */
-class SilentTlsLine(val host: String) : AutoCloseable {
-    private val socket = ServerSocket(0, 50, InetAddress.getByName("127.0.0.1"))
+class SilentTlsLine(val host: String, bind: String = "127.0.0.1", port: Int = 0) : AutoCloseable {
+    private val socket = ServerSocket(port, 50, InetAddress.getByName(bind))
     private val held = ConcurrentLinkedQueue<Socket>()
 
     /** Connections accepted. */
@@ -186,8 +186,11 @@ class SilentTlsLine(val host: String) : AutoCloseable {
         }, "silent-tls-line").apply { isDaemon = true }.start()
     }
 
+    /** The port. */
+    val port: Int get() = socket.localPort
+
     /** `https://HOST:PORT`. */
-    val origin: String get() = "https://$host:${socket.localPort}"
+    val origin: String get() = "https://$host:$port"
 
     override fun close() {
         socket.close()

@@ -212,6 +212,27 @@ class TlsLinesTest {
     }
 
     @Test
+    fun `a stalled TLS handshake is waited out once per address of the line host`() {
+        // a.linekit.test has two addresses, both silent on the same port.
+        val first = SilentTlsLine("a.linekit.test").closing()
+        val second = SilentTlsLine("a.linekit.test", bind = "127.0.0.2", port = first.port).closing()
+        dns.map("a.linekit.test", "127.0.0.1", "127.0.0.2")
+        val b = line("b")
+        val client = client(kit("a" to first.origin, "b" to b.origin)) {
+            connectTimeout(CONNECT_MS, TimeUnit.MILLISECONDS)
+            readTimeout(READ_MS, TimeUnit.MILLISECONDS)
+        }
+        get(client).use { assertEquals("b", it.body.string()) }
+        val stalled = attempts.first()
+        assertEquals(AttemptOutcome.CONNECT_TIMEOUT, stalled.outcome)
+        assertEquals(1, first.accepted.get())
+        assertEquals(1, second.accepted.get(), "OkHttp tried the next address after the first stalled")
+        val stalledMs = TimeUnit.NANOSECONDS.toMillis(stalled.timings.totalNanos)
+        assertTrue(stalledMs >= 2 * READ_MS, "stalled $stalledMs ms")
+        assertTrue(stalledMs < 2 * READ_MS + SLACK_MS, "stalled $stalledMs ms")
+    }
+
+    @Test
     fun `a call timeout bounds a stalled TLS handshake on every line`() {
         val silentA = SilentTlsLine("a.linekit.test").closing()
         val silentB = SilentTlsLine("b.linekit.test").closing()
