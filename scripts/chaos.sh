@@ -15,12 +15,13 @@
 # Nothing leaves the two namespaces: they have no route but their shared link. The JVM
 # runs inside the client namespace, so every address it can reach is one the run created.
 #
-# Every tool is installed here when missing (apt-get; go install into target/chaos/bin),
-# so a fresh machine needs nothing else. Where network namespaces cannot be created (no
-# root, no CAP_NET_ADMIN, a restricted container) the suite prints why and exits 0.
 #   TLS     every line also serves HTTPS (nginx, certificates made here by openssl under a
 #           CA of the run's own, which the JVM trusts through javax.net.ssl.trustStore), with
 #           an expired and a wrong-host certificate for line1 on ports of their own.
+#
+# Every tool is installed here when missing (apt-get; go install into target/chaos/bin),
+# so a fresh machine needs nothing else. Where network namespaces cannot be created (no
+# root, no CAP_NET_ADMIN, a restricted container) the suite prints why and exits 0.
 #
 # Results: bench/results/chaos.json and bench/results/chaos.md (the BENCHMARKS.md table).
 #
@@ -149,6 +150,13 @@ stop_netns_processes() {
   done
 }
 
+# Whether process $1 is in a namespace the last run made (by inode).
+in_suite_netns() {
+  local link
+  link=$(readlink "/proc/$1/ns/net" 2>/dev/null) || return 1
+  [ -f "$NETNS_INODES" ] && grep -qx "${link//[^0-9]/}" "$NETNS_INODES"
+}
+
 # Prints what a run left behind, one item a line: a namespace of the suite, or a process
 # in a namespace the last run made (matched by inode, so also once its name is gone).
 chaos_leftovers() {
@@ -168,10 +176,13 @@ chaos_leftovers() {
 
 cleanup() {
   set +e
-  local f ns
+  local f ns pid
+  # The servers first (a pid is only signalled while it is still in the suite's namespaces).
   if [ -d "$RUN/pids" ]; then
     for f in "$RUN"/pids/*; do
-      [ -f "$f" ] && kill "$(cat "$f")" 2>/dev/null
+      [ -f "$f" ] || continue
+      pid=$(cat "$f")
+      in_suite_netns "$pid" && kill "$pid" 2>/dev/null
     done
   fi
   for ns in "$NS_CLI" "$NS_SRV"; do
@@ -393,10 +404,8 @@ case $mode in
   servers) exit 0 ;;
   hold)
     say "holding until a signal"
-    sleep infinity &
-    echo $! >"$RUN/pids/hold"
-    wait $! || true
-    exit 0
+    # Short sleeps: a signal's trap runs once the current one ends.
+    while :; do sleep 0.2; done
     ;;
 esac
 

@@ -9,7 +9,6 @@ import okhttp3.RequestBody.Companion.toRequestBody
 import okhttp3.tls.HeldCertificate
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Assertions.assertEquals
-import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertThrows
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
@@ -352,7 +351,7 @@ class TlsLinesTest {
         assertThrows(SSLHandshakeException::class.java) {
             plain.newCall(Request.Builder().url("${a.origin}/quote").build()).execute().close()
         }
-        assertFalse(a.received.isNotEmpty())
+        assertTrue(a.received.isEmpty(), "nothing was sent over the refused handshake")
     }
 
     private companion object {
