@@ -404,7 +404,9 @@ case "$cmd" in
     ;;
   chaos)
     # Linekit vs plain OkHttp under real faults in network namespaces; see scripts/chaos.sh.
-    exec scripts/chaos.sh "${@:2}"
+    # Then a check that a run, finished or interrupted, leaves no process or namespace behind.
+    scripts/chaos.sh "${@:2}"
+    scripts/chaos-cleanup-test.sh
     ;;
   *)
     echo "usage: ./build.sh test|cross|size|demo|bench|android|bindings|fuzz [SECONDS]|chaos" >&2
