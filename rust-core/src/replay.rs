@@ -11,6 +11,7 @@ use crate::clock::ManualClock;
 use crate::config::validate::parse_config;
 use crate::dns::ConnectError;
 use crate::engine::{LineKit, Report, RuntimeMode};
+use crate::line::rollout::RolloutMode;
 use crate::line::{Outcome, Protocol, Timings, WsEvent};
 use crate::net::{NetworkState, PrivateDnsMode};
 use crate::trace::event::NoopSink;
@@ -72,6 +73,10 @@ pub enum Step {
         /// `http` (default) or `ws`.
         #[serde(default)]
         protocol: Option<String>,
+        /// A retry's call mode: the `mode` its first attempt printed (`off`, `observe`,
+        /// `on`).
+        #[serde(default)]
+        mode: Option<String>,
     },
     /// Report the outcome of an attempt.
     Report {
@@ -261,6 +266,30 @@ fn parse_ip(ip: &str, path: &str) -> Result<IpAddr> {
         .map_err(|_| Error::InvalidArgument(format!("{path}.ip: not an IP address")))
 }
 
+/// How many extra lines the call of decision `d` may try: the decision's rollout mode
+/// with the config's `max_retries`, and none for a request that may not be sent twice
+/// (the core's replay rule; a scenario's request bodies are never one-shot).
+fn call_retries(
+    engine: &LineKit,
+    d: &crate::engine::RouteDecision,
+    method: &str,
+    headers: &[(&str, &str)],
+) -> u32 {
+    let keyed = crate::line::headers::LineHeaders::parse(headers).idempotency_key;
+    if crate::line::replay::replayable(method, keyed, false) {
+        d.max_retries(engine.config().thresholds.max_retries)
+    } else {
+        0
+    }
+}
+
+fn call_mode(m: &Option<String>, path: &str) -> Result<Option<RolloutMode>> {
+    m.as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(|e: String| Error::InvalidArgument(format!("{path}.mode: {e}")))
+}
+
 fn protocol(p: &Option<String>, path: &str) -> Result<Protocol> {
     match p.as_deref() {
         None => Ok(Protocol::Http),
@@ -301,8 +330,11 @@ pub fn parse_scenario_at(text: &str) -> Result<(String, u64, u64, Vec<Step>)> {
         }
         last_at = step.at();
         match &step {
-            Step::Route { protocol: p, .. } => {
+            Step::Route {
+                protocol: p, mode, ..
+            } => {
                 protocol(p, &path)?;
+                call_mode(mode, &path)?;
             }
             Step::Report {
                 outcome,
@@ -554,6 +586,7 @@ pub(crate) fn execute(
             headers,
             exclude,
             protocol: p,
+            mode,
         } => {
             let mut pairs: Vec<(&str, &str)> = headers
                 .iter()
@@ -567,23 +600,28 @@ pub(crate) fn execute(
                 Some(_) => Some(protocol(p, "route")?),
                 None => None,
             };
-            let (d, sent) = engine.route_inferred(url, method, &pairs, explicit, &exclude);
+            let mode = call_mode(mode, "route")?;
+            let (d, sent) = engine.route_inferred_as(url, method, &pairs, explicit, &exclude, mode);
             let sent: Map<String, Value> = sent
                 .into_iter()
                 .map(|(k, v)| (k, Value::String(v)))
                 .collect();
-            Some(line(
-                *at,
-                "route",
-                json!({
-                    "url": d.url(url),
-                    "line": d.line.as_deref(),
-                    "reason": d.reason.as_str(),
-                    "headers": sent,
-                    "protocol": d.protocol.as_str(),
-                    "version_mismatch": d.version_mismatch,
-                }),
-            ))
+            let mut fields = json!({
+                "url": d.url(url),
+                "line": d.line.as_deref(),
+                "reason": d.reason.as_str(),
+                "headers": sent,
+                "protocol": d.protocol.as_str(),
+                "version_mismatch": d.version_mismatch,
+                "mode": d.mode.as_str(),
+                "max_retries": call_retries(engine, &d, method, &pairs),
+            });
+            if let Some(would) = &d.would {
+                fields["would_line"] = json!(would.line.as_deref());
+                fields["would_reason"] = json!(would.reason.as_str());
+                fields["would_healthy"] = json!(would.healthy);
+            }
+            Some(line(*at, "route", fields))
         }
         Step::Report {
             biz,
@@ -733,7 +771,11 @@ pub(crate) fn execute(
         Step::State { at } => Some(line(
             *at,
             "state",
-            json!({ "pools": engine.pools(), "config": engine.config_status() }),
+            json!({
+                "pools": engine.pools(),
+                "config": engine.config_status(),
+                "rollout": engine.rollout_modes(),
+            }),
         )),
         Step::Tick { .. } => None,
     })
