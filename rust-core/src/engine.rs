@@ -49,6 +49,7 @@ pub use builder::LineKitBuilder;
 pub use httpdns::DnsRecordState;
 
 mod builder;
+mod consent;
 mod detect;
 mod diagnose;
 mod httpdns;
@@ -159,6 +160,12 @@ struct Inner {
     /// Stamps events with their position and keeps `at_ms` non-decreasing in the order
     /// the sink receives them.
     trace_order: Mutex<trace_order::TraceOrder>,
+    /// Whether the engine may send its own requests (module `consent`).
+    consent: AtomicBool,
+    /// [`LineKit::clear_data`] ran: nothing more is written to the storage directory.
+    cleared: AtomicBool,
+    /// The storage directory, when one is usable.
+    storage_dir: Option<PathBuf>,
 }
 
 /// The engine. Cheap to share behind an `Arc`; all methods take `&self`.
@@ -188,6 +195,8 @@ struct Parts {
     /// Config sources skipped at start-up, with why.
     skipped: Vec<(ConfigSource, String)>,
     trace_all: bool,
+    /// Own requests wait for [`LineKit::grant_consent`].
+    require_consent: bool,
 }
 
 impl LineKit {
@@ -212,6 +221,7 @@ impl LineKit {
             mode: RuntimeMode::Manual,
             skipped: Vec::new(),
             trace_all: false,
+            require_consent: false,
         })
     }
 
@@ -231,7 +241,9 @@ impl LineKit {
         let httpdns_config = &state.topology.config.httpdns;
         let dns = DnsCache::new(dns_settings(httpdns_config), p.seed);
         let mut refresh = Refresher::new(httpdns_config, BackoffPolicy::default());
-        refresh.seed_ivs(p.seed);
+        // The install seed is kept across restarts; the wall clock makes each start's IVs
+        // new (and a replay's, on its fixed wall clock, reproducible).
+        refresh.seed_ivs(p.seed ^ p.clock.wall_ms());
         let kit = LineKit {
             inner: Arc::new(Inner {
                 state: ArcSwap::from_pointee(state),
@@ -252,6 +264,9 @@ impl LineKit {
                 next_request_id: AtomicU64::new(1),
                 open: RwLock::new(true),
                 persist: p.storage_dir.as_deref().map(persist::Persistence::new),
+                storage_dir: p.storage_dir,
+                consent: AtomicBool::new(!p.require_consent),
+                cleared: AtomicBool::new(false),
                 remote: Mutex::new(remote_config::RemoteState::new(
                     p.source, p.skipped, p.seed, now,
                 )),

@@ -38,6 +38,9 @@ struct Scenario {
     /// Unix milliseconds of the wall clock at virtual time 0.
     #[serde(default = "default_wall_start_ms")]
     wall_start_ms: u64,
+    /// The engine waits for a `consent` step before sending anything of its own.
+    #[serde(default)]
+    require_consent: bool,
     steps: Vec<Value>,
 }
 
@@ -236,6 +239,13 @@ pub enum Step {
         /// Business line.
         biz: String,
     },
+    /// The user granted (`true`) or withdrew (`false`) consent.
+    Consent {
+        /// Virtual time.
+        at: u64,
+        /// Granted or revoked.
+        granted: bool,
+    },
 }
 
 fn get() -> String {
@@ -252,6 +262,7 @@ impl Step {
             | Step::Downgrade { at, .. }
             | Step::Respond { at, .. }
             | Step::Detect { at, .. }
+            | Step::Consent { at, .. }
             | Step::Lookup { at, .. }
             | Step::ConnectFailed { at, .. }
             | Step::ConnectSucceeded { at, .. }
@@ -307,6 +318,19 @@ pub fn parse_scenario(text: &str) -> Result<(String, u64, Vec<Step>)> {
 
 /// [`parse_scenario`], also returning `wall_start_ms`.
 pub fn parse_scenario_at(text: &str) -> Result<(String, u64, u64, Vec<Step>)> {
+    parse_checked(text).map(|p| (p.config, p.seed, p.wall_start_ms, p.steps))
+}
+
+/// A scenario that parsed and passed its checks.
+struct Parsed {
+    config: String,
+    seed: u64,
+    wall_start_ms: u64,
+    require_consent: bool,
+    steps: Vec<Step>,
+}
+
+fn parse_checked(text: &str) -> Result<Parsed> {
     if text.len() > MAX_SCENARIO_BYTES {
         return Err(Error::InvalidArgument(format!(
             "scenario is {} bytes; limit is {MAX_SCENARIO_BYTES}",
@@ -406,7 +430,13 @@ pub fn parse_scenario_at(text: &str) -> Result<(String, u64, u64, Vec<Step>)> {
         }
         steps.push(step);
     }
-    Ok((config, scenario.seed, scenario.wall_start_ms, steps))
+    Ok(Parsed {
+        config,
+        seed: scenario.seed,
+        wall_start_ms: scenario.wall_start_ms,
+        require_consent: scenario.require_consent,
+        steps,
+    })
 }
 
 /// Runs a scenario, writing JSON Lines to `out`.
@@ -421,7 +451,13 @@ pub fn run_traced(
     out: &mut dyn Write,
     trace: Option<Arc<dyn crate::trace::TraceSink>>,
 ) -> Result<()> {
-    let (config_text, seed, wall_start_ms, steps) = parse_scenario_at(text)?;
+    let Parsed {
+        config: config_text,
+        seed,
+        wall_start_ms,
+        require_consent,
+        steps,
+    } = parse_checked(text)?;
     parse_config(&config_text)?;
     let clock = ManualClock::new(0, wall_start_ms);
     let transport = Arc::new(ScriptedTransport::default());
@@ -432,6 +468,7 @@ pub fn run_traced(
         .transport(transport.clone())
         .runtime_mode(RuntimeMode::Manual)
         .trace_all(trace.is_some())
+        .require_consent(require_consent)
         .trace_sink(trace.unwrap_or_else(|| Arc::new(NoopSink)))
         .build()?;
     let mut emit =
@@ -723,6 +760,14 @@ pub(crate) fn execute(
         }
         Step::Detect { biz, .. } => {
             engine.detect(biz);
+            None
+        }
+        Step::Consent { granted, .. } => {
+            if *granted {
+                engine.grant_consent();
+            } else {
+                engine.revoke_consent();
+            }
             None
         }
         Step::Lookup { at, host } => {

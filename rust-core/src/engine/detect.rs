@@ -43,7 +43,8 @@ impl Inner {
         trigger: Trigger,
         urgent: bool,
     ) -> bool {
-        if self.transport.is_none() || !self.is_open() || !self.may_probe(biz) {
+        if self.transport.is_none() || !self.is_open() || !self.consented() || !self.may_probe(biz)
+        {
             return false;
         }
         let now = self.clock.now_ms();
@@ -90,7 +91,7 @@ impl Inner {
         let Some(entry) = state
             .topology
             .biz_entry(biz)
-            .filter(|b| b.mode != RolloutMode::Off)
+            .filter(|b| b.mode != RolloutMode::Off && self.consented())
         else {
             self.detect.lock().abandon(biz);
             return;
