@@ -31,6 +31,14 @@
 //! tells the router whether a decision lands on another fingerprint (see
 //! [`super::version`]).
 //!
+//! # Observed selections
+//! Under rollout mode `observe` the router asks [`LinePool::select_observed`]: the same
+//! rules, sticky line and switch guard as [`LinePool::select`], so the would-be decisions
+//! read as the sequence `on` would produce, but a half-open line's single trial is left
+//! for a probe or request that does go to the line. [`LinePool::known_healthy`] says
+//! whether the would-be line was known healthy, and [`LinePool::index_of_origin`] finds
+//! the line whose origin an observed request's URL names (its outcome counts there).
+//!
 //! # In-call failover
 //! With a non-empty `exclude` (line ids already tried by this call) the pool returns the
 //! best admitting line not excluded ([`Reason::RetryExcluded`]) without moving its sticky
