@@ -190,6 +190,7 @@ pub fn route_packed(
         fixed_host: headers.fixed_host,
         protocol: if ws { Protocol::Ws } else { Protocol::Http },
         exclude: &ids,
+        mode: None,
     };
     let mut limits = CallLimits::of(engine);
     if !replay::replayable(method, headers.idempotency_key, one_shot_body) {
@@ -485,6 +486,8 @@ mod tests {
                 path_prefix: Some("/v1".into()),
                 rest_at: 19,
             }),
+            mode: linekit_core::line::rollout::RolloutMode::On,
+            would: None,
         };
         assert_eq!(d.url(url), "http://h:1/v1/p?q=1");
         let sticky = Reason::Sticky.code();
@@ -520,6 +523,8 @@ mod tests {
             version_mismatch: false,
             version_header: None,
             target: None,
+            mode: linekit_core::line::rollout::RolloutMode::On,
+            would: None,
         };
         let unmanaged = Reason::Unmanaged.code();
         assert_eq!(
