@@ -237,6 +237,20 @@ html_report_test() {
   scripts/html-report-test.sh
 }
 
+# The fleet SQL (tools/sql) on DuckDB, pinned and installed from PyPI into a venv under target/.
+DUCKDB_VERSION=2.0.1
+fleet_sql_test() {
+  need python3
+  local venv="$ROOT/target/tools/duckdb-$DUCKDB_VERSION"
+  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import duckdb' 2>/dev/null; then
+    echo "== pip install duckdb==$DUCKDB_VERSION (into target/tools)"
+    python3 -m venv "$venv" || { echo "build.sh: python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; exit 1; }
+    "$venv/bin/pip" install -q --disable-pip-version-check "duckdb==$DUCKDB_VERSION"
+  fi
+  echo "== fleet SQL views on DuckDB (tools/sql/test_views.py)"
+  "$venv/bin/python" tools/sql/test_views.py
+}
+
 # Host build of liblinekit.so (debug: unstripped, so it carries the UniFFI metadata) and
 # generation of the Kotlin bindings in library mode. Generated code is never committed.
 bindings() {
@@ -354,6 +368,7 @@ case "$cmd" in
     android_clippy
     arm_tests
     html_report_test
+    fleet_sql_test
     bindings
     jvm_tests
     echo "== ./build.sh size (the release liblinekit.so per ABI, under $SIZE_LIMIT bytes stripped)"
