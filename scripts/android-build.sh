@@ -47,7 +47,7 @@ if ! rustup target add aarch64-linux-android armv7-linux-androideabi x86_64-linu
 fi
 
 # The release flags (std rebuilt for size, panics unwind, packed relocations) are applied
-# by scripts/cargo-ndk-release.sh, which the Gradle build runs for the four ABIs.
+# by scripts/cargo-ndk.sh, which the Gradle build runs for the four ABIs.
 echo "== Gradle: AAR (cargo-ndk for the four ABIs runs inside the build) and sample APKs"
 if [ ! -x ./gradlew ]; then
   echo "build.sh android: ./gradlew is missing from this checkout" >&2

@@ -96,7 +96,7 @@ abstract class CargoNdkBuild @Inject constructor(private val exec: ExecOperation
             // The release flags live in one place (scripts/release-flags.sh, also measured by
             // `./build.sh size`); this script applies them to cargo-ndk.
             commandLine(
-                listOf("bash", "scripts/cargo-ndk-release.sh", out.path, platform.get().toString()) + abis.get(),
+                listOf("bash", "scripts/cargo-ndk.sh", "release", out.path, platform.get().toString()) + abis.get(),
             )
         }
     }
