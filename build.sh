@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One entry point for Linekit: test | cross | size | demo | bench | android | bindings | fuzz | chaos
+# One entry point for Linekit: test | cross | size | android-flags | demo | bench | android | bindings | fuzz | chaos
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$(pwd)
@@ -334,7 +334,7 @@ jvm_tests() {
   mvn -B -ntp -f "$KOTLIN_LIB/robolectric/pom.xml" verify -Dlinekit.native.dir="$NATIVE_DIR"
 }
 
-# Installs dev.linekit:linekit-android into the local Maven repository for the demo/bench.
+# Installs dev.linekit:linekit-jvm into the local Maven repository for the demo/bench.
 install_library() {
   mvn "${MVN_FLAGS[@]}" -f "$KOTLIN_LIB/pom.xml" install -DskipTests -Dlinekit.native.dir="$NATIVE_DIR"
 }
@@ -435,12 +435,20 @@ case "$cmd" in
     bindings
     ;;
   cross)
-    # The cross steps of `test` alone: Android-target clippy and the core's tests on ARM.
+    # The cross steps of `test` alone: Android-target clippy, the core's tests on ARM and
+    # the release flags given to rustc for Android.
     need cargo
     ensure_cross_tools
     android_preflight_check
     android_clippy
     arm_tests
+    android_flag_check
+    ;;
+  android-flags)
+    # The release flags given to rustc for aarch64 and armv7 Android (a staticlib each).
+    need cargo
+    ensure_rust_targets "${ANDROID_FLAG_TARGETS[@]}"
+    android_flag_check
     ;;
   bench)
     need java
@@ -479,7 +487,7 @@ case "$cmd" in
     exec scripts/chaos.sh "${@:2}"
     ;;
   *)
-    echo "usage: ./build.sh test|cross|size|demo|bench|android|bindings|fuzz [SECONDS]|chaos" >&2
+    echo "usage: ./build.sh test|cross|size|android-flags|demo|bench|android|bindings|fuzz [SECONDS]|chaos" >&2
     exit 2
     ;;
 esac
