@@ -185,7 +185,7 @@ so_sizes() {
   source scripts/release-flags.sh
   local host t stem strip_tool nm_tool run so out set json="" sep="" entry tdir=${CARGO_TARGET_DIR:-target}
   host=$(rustc -vV | sed -n 's/^host: //p')
-  ensure_rust_targets "${ARM_TARGETS[@]}"
+  ensure_rust_targets "${ARM_TARGETS[@]}" >&2
   linekit_use_flags release
   linekit_prepare_release_build
   ensure_apt_packages \
@@ -297,7 +297,7 @@ workflow_lint() {
   # actionlint runs shellcheck on every `run:` script when it is installed.
   ensure_apt_packages shellcheck=shellcheck
   echo "== actionlint .github/workflows/android.yml .github/workflows/release.yml"
-  "$bin" -color=never -pyflakes= .github/workflows/android.yml .github/workflows/release.yml
+  "$bin" -no-color -pyflakes= .github/workflows/android.yml .github/workflows/release.yml
   echo "  ok: actionlint $ACTIONLINT_VERSION reports nothing"
 }
 
