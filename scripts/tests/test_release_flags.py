@@ -175,3 +175,27 @@ class CargoNdkScript(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ToolchainScript(unittest.TestCase):
+    """scripts/rust-toolchain.sh (the workflows' Rust set-up) adds every target and component
+    rust-toolchain.toml lists, with a stand-in rustup that logs its arguments."""
+
+    def test_installs_the_files_targets_and_components(self):
+        bin_dir = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, bin_dir)
+        log = bin_dir / "calls"
+        for name, body in {"rustup": f'echo "$*" >> {log}', "rustc": 'echo "rustc stand-in"'}.items():
+            (bin_dir / name).write_text(f"#!/usr/bin/env bash\n{body}\n")
+            (bin_dir / name).chmod(0o755)
+        result = subprocess.run(
+            ["bash", str(ROOT / "scripts" / "rust-toolchain.sh")], capture_output=True, text=True,
+            env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"},
+        )
+        self.assertEqual(result.returncode, 0, result.stderr)
+        toolchain = tomllib.loads((ROOT / "rust-toolchain.toml").read_text())["toolchain"]
+        self.assertEqual(
+            log.read_text().splitlines(),
+            ["toolchain install", "target add " + " ".join(toolchain["targets"]),
+             "component add " + " ".join(toolchain["components"])],
+        )
