@@ -44,11 +44,11 @@ fun catalogVersions(toml: String): Map<String, String> =
         .associate { it.groupValues[1] to it.groupValues[2] }
 
 /** The versions of this checkout's gradle/libs.versions.toml (the one place for them). */
-val versions: Map<String, String> =
+val catalog: Map<String, String> =
     catalogVersions(providers.fileContents(cargoWorkspace.file("gradle/libs.versions.toml")).asText.get())
 
 /** One version of gradle/libs.versions.toml; fails the configuration when the key is missing. */
-fun version(key: String): String = versions[key] ?: error("gradle/libs.versions.toml has no version '$key'")
+fun catalogVersion(key: String): String = catalog[key] ?: error("gradle/libs.versions.toml has no version '$key'")
 
 /** The Rust sources and settings both native tasks depend on (build.rs-free crates). */
 fun rustInputs(): ConfigurableFileCollection = files(
@@ -228,7 +228,7 @@ tasks.withType<CargoTask>().configureEach {
 val androidAbis = listOf("arm64-v8a", "armeabi-v7a", "x86_64", "x86")
 
 tasks.withType<CargoNdkBuild>().configureEach {
-    platform.set(version("minSdk").toInt())
+    platform.set(catalogVersion("minSdk").toInt())
     ndkDirectory.set(androidComponents.sdkComponents.ndkDirectory)
     stableFlags.set(providers.environmentVariable("LINEKIT_STABLE_FLAGS").orElse("0"))
     buildScripts.from(
@@ -276,10 +276,10 @@ val testAssetsZip = tasks.register<Zip>("testAssetsZip") {
 
 android {
     namespace = "dev.linekit"
-    compileSdk = version("compileSdk").toInt()
-    ndkVersion = version("ndk")
+    compileSdk = catalogVersion("compileSdk").toInt()
+    ndkVersion = catalogVersion("ndk")
     defaultConfig {
-        minSdk = version("minSdk").toInt()
+        minSdk = catalogVersion("minSdk").toInt()
         consumerProguardFiles("consumer-rules.pro")
         testInstrumentationRunner = "androidx.test.runner.AndroidJUnitRunner"
     }
@@ -347,14 +347,14 @@ tasks.withType<Test>().configureEach {
 }
 
 dependencies {
-    api("com.squareup.okhttp3:okhttp:${version("okhttp")}")
+    api("com.squareup.okhttp3:okhttp:${catalogVersion("okhttp")}")
     // The AAR flavour of JNA ships libjnidispatch.so for every Android ABI. The dependency is
     // the POM's to declare: an AAR never carries its dependencies.
-    implementation("net.java.dev.jna:jna:${version("jna")}@aar")
+    implementation("net.java.dev.jna:jna:${catalogVersion("jna")}@aar")
 
-    testImplementation("junit:junit:${version("junit4")}")
-    testImplementation("org.robolectric:robolectric:${version("robolectric")}")
-    testImplementation("com.squareup.okhttp3:mockwebserver3:${version("okhttp")}")
+    testImplementation("junit:junit:${catalogVersion("junit4")}")
+    testImplementation("org.robolectric:robolectric:${catalogVersion("robolectric")}")
+    testImplementation("com.squareup.okhttp3:mockwebserver3:${catalogVersion("okhttp")}")
     // Robolectric runs on the host JVM: JNA from the jar (desktop libjnidispatch), not the AAR.
-    testImplementation("net.java.dev.jna:jna:${version("jna")}")
+    testImplementation("net.java.dev.jna:jna:${catalogVersion("jna")}")
 }

@@ -110,13 +110,13 @@ class GradleConsumer(unittest.TestCase):
     def test_every_version_comes_from_the_catalog_of_the_checkout(self):
         with open(ROOT / "gradle" / "libs.versions.toml", "rb") as f:
             versions = tomllib.load(f)["versions"]
-        keys = set(re.findall(r'\bversion\("([^"]+)"\)', self.script))
+        keys = set(re.findall(r'\bcatalogVersion\("([^"]+)"\)', self.script))
         self.assertTrue(keys)
         self.assertLessEqual(keys, set(versions), "keys the catalog does not declare")
         self.assertIn('cargoWorkspace.file("gradle/libs.versions.toml")', self.script)
         # Dependencies name no version literal of their own.
         for notation in re.findall(r'(?:api|implementation|testImplementation)\("([^"]+)"\)', self.script):
-            self.assertRegex(notation, r":\$\{version\(", notation)
+            self.assertRegex(notation, r":\$\{catalogVersion\(", notation)
 
     def test_every_workspace_path_exists_in_the_checkout(self):
         workspace = (MODULE / ".." / "..").resolve()
