@@ -260,7 +260,6 @@ android_flag_check() {
   for t in "${ANDROID_FLAG_TARGETS[@]}"; do
     echo "== staticlib with the release flags for $t (no NDK: rustc and LLVM only)"
     LINEKIT_TARGET_RUSTFLAGS=$(linekit_target_rustflags "$t")
-    rm -f "$tdir/$t/release/liblinekit.a"
     if ! linekit_release_cargo cargo rustc --target "$t" "${LINEKIT_RELEASE_CARGO_ARGS[@]}" --crate-type staticlib; then
       echo "build.sh: rustc rejected the release flags (scripts/release-flags.sh) for $t" >&2
       exit 1
