@@ -277,7 +277,7 @@ static_checks() {
   # The workflow tests read YAML.
   python3 -c 'import yaml' 2>/dev/null || ensure_apt_packages /usr/lib/python3/dist-packages/yaml/__init__.py=python3-yaml
   echo "== scripts/tests (python unittest)"
-  python3 -m unittest discover -s scripts/tests -p 'test_*.py'
+  python3 -B -m unittest discover -s scripts/tests -p 'test_*.py'
   echo "== scripts/check_versions.py (gradle/libs.versions.toml against the poms)"
   python3 scripts/check_versions.py
 }
