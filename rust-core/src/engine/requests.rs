@@ -1,13 +1,17 @@
-//! Requests the engine starts through the [`crate::transport::Transport`]: probes and
-//! HTTPDNS queries. Each gets an id, an entry in the in-flight table and its own deadline
-//! timer; whichever comes first — the transport's completion or the deadline — finishes
-//! it exactly once, and nothing is applied after `close`.
+//! The requests service: what the engine starts through the
+//! [`crate::transport::Transport`] (probes, HTTPDNS queries, config fetches). Each gets an
+//! id, an entry in the in-flight table (rank [`Rank::InFlight`], never held across a call
+//! out) and its own deadline timer; whichever comes first — the transport's completion or
+//! the deadline — finishes it exactly once, inside the engine's callback gate, and nothing
+//! is applied after `close`.
 
+use super::lock_order::{Rank, Ranked};
 use super::{httpdns, Inner};
 use crate::line::Protocol;
 use crate::runtime::TimerId;
-use crate::transport::{Completion, RequestKind, TransportRequest, TransportResult};
-use std::sync::atomic::Ordering;
+use crate::transport::{Completion, RequestKind, Transport, TransportRequest, TransportResult};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 /// A request the engine started and is waiting for.
@@ -27,9 +31,48 @@ pub(super) enum Pending {
 }
 
 #[derive(Debug)]
-pub(super) struct InFlight {
+struct InFlight {
     pending: Pending,
     deadline: Option<TimerId>,
+}
+
+/// The transport and the requests started through it.
+pub(super) struct Requests {
+    /// None: the engine never reaches the network (no probes, HTTPDNS or fetches).
+    transport: Option<Arc<dyn Transport>>,
+    inflight: Ranked<HashMap<u64, InFlight>>,
+    next_id: AtomicU64,
+}
+
+impl Requests {
+    pub(super) fn new(transport: Option<Arc<dyn Transport>>) -> Self {
+        Requests {
+            transport,
+            inflight: Ranked::new(Rank::InFlight, HashMap::new()),
+            next_id: AtomicU64::new(1),
+        }
+    }
+
+    /// Whether the engine has a transport (without one it never starts a request).
+    #[inline]
+    pub(super) fn has_transport(&self) -> bool {
+        self.transport.is_some()
+    }
+
+    /// Requests started and not finished yet.
+    pub(super) fn in_flight(&self) -> usize {
+        self.inflight.lock().len()
+    }
+
+    /// Forgets every request in flight and asks the transport to cancel them (`close`).
+    pub(super) fn cancel_all(&self) {
+        let cancelled: Vec<u64> = self.inflight.lock().drain().map(|(id, _)| id).collect();
+        if let Some(transport) = &self.transport {
+            for id in cancelled {
+                transport.cancel(id);
+            }
+        }
+    }
 }
 
 impl Inner {
@@ -43,10 +86,10 @@ impl Inner {
         timeout_ms: u64,
         pending: Pending,
     ) {
-        let Some(transport) = self.transport.clone() else {
+        let Some(transport) = self.requests.transport.clone() else {
             return;
         };
-        let id = self.next_request_id.fetch_add(1, Ordering::Relaxed);
+        let id = self.requests.next_id.fetch_add(1, Ordering::Relaxed);
         let weak = Arc::downgrade(self);
         let deadline = self.runtime.schedule_in(
             timeout_ms,
@@ -58,13 +101,14 @@ impl Inner {
                         id,
                         TransportResult::Failed(crate::transport::TransportError::Timeout),
                     );
-                    if let Some(t) = &inner.transport {
+                    if let Some(t) = &inner.requests.transport {
                         t.cancel(id);
                     }
                 }
             }),
         );
-        self.inflight
+        self.requests
+            .inflight
             .lock()
             .insert(id, InFlight { pending, deadline });
         let weak: Weak<Inner> = Arc::downgrade(self);
@@ -85,13 +129,14 @@ impl Inner {
         );
     }
 
-    /// A request finished (answer, error or deadline): applies its result once.
+    /// A request finished (answer, error or deadline): applies its result once, inside
+    /// the gate.
     pub(super) fn finish(self: &Arc<Self>, id: u64, result: TransportResult) {
-        let open = self.open.read();
-        if !*open {
+        let Some(_inside) = self.gate.enter() else {
             return;
-        }
-        let Some(flight) = self.inflight.lock().remove(&id) else {
+        };
+        let flight = self.requests.inflight.lock().remove(&id);
+        let Some(flight) = flight else {
             return;
         };
         if let Some(timer) = flight.deadline {
