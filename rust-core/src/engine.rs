@@ -2,7 +2,9 @@
 //! and the control-plane ones (`update_config`, `on_network_changed`, `set_downgrade`,
 //! `state`) over a set of services, each owning its state and its locks.
 //!
-//! **Services.** Each lives in its own file, and its locks are taken only there:
+//! **Services.** Each lives in its own file, and its locks are taken only there (the line
+//! pools, which live in the topology, are locked through `routing::lock_pool` by every
+//! flow that records into or reads one):
 //!
 //! | service | file | owns | from the config |
 //! |---|---|---|---|
@@ -15,9 +17,10 @@
 //! | tracing | `trace_order` | the sink and the stamping of events | — |
 //!
 //! They share a context: the clock, the install seed, the [`Runtime`] and the callback
-//! gate (`gate`). A flow that crosses services (a report, a probe result, an HTTPDNS
-//! answer, a config fetch) is a method of the engine's inner state in the file of the
-//! service that starts it, and reaches the other services through their methods.
+//! gate (`gate`). A flow that crosses services (a probe result, an HTTPDNS answer, a
+//! config fetch) is a method of the engine's inner state in the file of the service it
+//! belongs to (the request path, `route` and `report`, is here), and reaches the other
+//! services through their methods.
 //!
 //! **Publishing a config** is one path, at start-up and for every accepted remote
 //! document. The config is validated once (by the source chain at start-up, by
@@ -52,10 +55,13 @@
 //! | 8 | state file | persistence | the disk read or write |
 //! | 9 | trace order | tracing | stamping one event and the sink's call |
 //!
-//! Below all of them are locks private to other modules that never call out while held:
-//! the DNS cache's writer, the runtime's timer queue, and the pool locks the topology takes
-//! itself while routing or being built. The callback gate is not a lock: entering it never
-//! blocks, and [`LineKit::close`] waits on it holding nothing.
+//! The topology also locks its pools itself, at their rank: while routing (holding nothing
+//! else) and while a new topology carries statistics over (under the publication lock).
+//! The locks private to other modules, the DNS cache's writer and the runtime's timer
+//! queue, are leaves: taken after any of these, never held across a call out. The sink
+//! runs under the trace lock, so it must not call back into the engine. The callback gate
+//! is not a lock: entering it never blocks, and [`LineKit::close`] waits on it holding
+//! nothing.
 //!
 //! Background work (detect probes, revive checks, HTTPDNS refresh, fetch rounds, state
 //! flushes) runs on the engine's [`Runtime`] and reaches the network only through the
