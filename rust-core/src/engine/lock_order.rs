@@ -195,7 +195,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn locks_taken_in_rank_order_and_released_in_any_order_pass() {
+    fn ranks_must_increase_whatever_order_locks_are_released_in() {
         let update = Ranked::new(Rank::Update, ());
         let detect = Ranked::new(Rank::Detect, 1);
         let trace = Ranked::new(Rank::Trace, 2);
@@ -205,7 +205,11 @@ mod tests {
         assert_eq!(*d + *t, 3);
         drop(d);
         drop(u);
-        // Trace is still held: only the ranks above it may follow; after it goes, any.
+        // Released out of order, Trace is still held: Detect, below it, is refused.
+        let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            drop(detect.lock());
+        }));
+        assert!(refused.is_err(), "Detect under Trace is an inversion");
         drop(t);
         let _d = detect.lock();
         let inverted = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
