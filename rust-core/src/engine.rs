@@ -517,7 +517,7 @@ impl LineKit {
         }
     }
 
-    /// The addresses to use for `host` (a pure snapshot read; see [`DnsCache::lookup`]).
+    /// The addresses to use for `host` (a pure snapshot read; see [`DnsCache::lookup`](crate::dns::DnsCache::lookup)).
     /// `source: system` means the caller must use the platform resolver. When a refresh
     /// is due (a miss for an HTTPDNS host, or a record past `refresh_at`) it is queued for
     /// the runtime without waiting; concurrent lookups coalesce into one query.
@@ -534,7 +534,7 @@ impl LineKit {
     /// The addresses to use for `host` on network `handle` (a client bound to that
     /// network): the current network's answer, refresh included, when `handle` is the
     /// current one; otherwise that network's own unexpired records, or `system` (see
-    /// [`DnsCache::lookup_on`]). Never another network's records.
+    /// [`DnsCache::lookup_on`](crate::dns::DnsCache::lookup_on)). Never another network's records.
     pub fn lookup_on(&self, host: &str, handle: u64) -> Lookup {
         let now = self.inner.clock.now_ms();
         let answer = self.inner.httpdns.cache().lookup_on(host, handle, now);
@@ -565,7 +565,7 @@ impl LineKit {
     /// by a runtime timer when the first answer handed out with a
     /// [`Lookup::memo_until_ms`] is due, so a caller may keep a lookup answer for as long
     /// as the generation stays the one it read before asking (see
-    /// [`DnsCache::generation`]).
+    /// [`DnsCache::generation`](crate::dns::DnsCache::generation)).
     pub fn dns_generation(&self) -> &Arc<std::sync::atomic::AtomicU32> {
         self.inner.httpdns.cache().generation()
     }
