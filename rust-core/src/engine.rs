@@ -1,47 +1,96 @@
-//! The `LineKit` facade: owns the configuration, the line pools of every business line,
-//! the trace sink and the clock, and answers the per-request questions (`route`, `report`)
-//! plus the control-plane ones (`update_config`, `set_downgrade`, `state`).
+//! The `LineKit` facade: answers the per-request questions (`route`, `report`, `lookup`)
+//! and the control-plane ones (`update_config`, `on_network_changed`, `set_downgrade`,
+//! `state`) over a set of services, each owning its state and its locks.
 //!
-//! Concurrency: the routing [`Topology`] (built from one config) sits behind an
-//! `ArcSwap`, so `route` and `report` take no global lock — only the short lock of the
-//! one pool they touch. A config update builds a new topology off to the side (carrying
-//! line statistics over by id) and publishes it atomically; config updates themselves are
-//! serialised by a separate mutex so two updates cannot both "win".
+//! **Services.** Each lives in its own file, and its locks are taken only there (the line
+//! pools, which live in the topology, are locked through `routing::lock_pool` by every
+//! flow that records into or reads one):
 //!
-//! Background work (detect probes, revive checks) runs on the engine's [`Runtime`] and
-//! reaches the network only through the [`Transport`]; with no transport the engine never
-//! probes. Probe results feed the same statistics and breakers as real traffic. Every
-//! request the engine starts has its own deadline timer, so a transport that never
-//! answers cannot keep a business line "in flight" forever. [`LineKit::close`] stops the
-//! runtime, drops in-flight requests and returns once no engine callback is running; no
-//! trace event is emitted after it returns.
+//! | service | file | owns | from the config |
+//! |---|---|---|---|
+//! | routing | `routing` | the [`Topology`] in force (pools, host index, convergence), the trace sampler, the kill switch | the whole topology |
+//! | prober | `detect` | the detect scheduler and the probe budget | `thresholds` |
+//! | HTTPDNS | `httpdns` | the [`DnsCache`](crate::dns::DnsCache), the network monitor, refresh rounds and provider back-off | `httpdns` |
+//! | remote channel | `remote_config` | the publication lock, fetch rounds, ETags, expiry, the last good store | `remote` |
+//! | requests | `requests` | the [`Transport`], the in-flight table and the consent flag | — |
+//! | persistence | `persist` | the state file | — |
+//! | tracing | `trace_order` | the sink and the stamping of events | — |
 //!
-//! HTTPDNS: the engine owns a [`DnsCache`] (settings from `httpdns`, network from
-//! [`LineKit::on_network_changed`]); [`LineKit::lookup`] reads it without blocking and
-//! queues refreshes, which the runtime performs through the transport (module `httpdns`).
+//! They share a context: the clock, the install seed, the [`Runtime`], the callback gate
+//! (`gate`) and the storage directory with the flag [`LineKit::clear_data`] sets (module
+//! `consent`), which persistence and the remote channel's last good store both obey. A flow that crosses services (a probe result, an HTTPDNS answer, a
+//! config fetch) is a method of the engine's inner state in the file of the service it
+//! belongs to (the request path, `route` and `report`, is here), and reaches the other
+//! services through their methods.
+//!
+//! **Publishing a config** is one path, at start-up and for every accepted remote
+//! document. The config is validated once (by the source chain at start-up, by
+//! [`crate::config::accept::check_remote`] for an offer), its topology is built off to the
+//! side (carrying line statistics over by line id), and then, under the remote channel's
+//! publication lock, each service applies it in this order:
+//!
+//! 1. the prober takes the detect thresholds and the probe budget;
+//! 2. HTTPDNS takes the cache settings and the providers;
+//! 3. routing puts the topology in force in one store (from here `route` uses it);
+//! 4. the remote channel persists an accepted document as the last good one, takes its
+//!    source and says whether a first fetch round is due.
+//!
+//! The background services go before routing, so whatever the new topology's first
+//! requests trigger already runs with the new settings; the remote channel goes last, as
+//! it works from the config in force. Then the first fetch round is scheduled and the
+//! expiry watch armed (at start-up after the start event). Two publications never
+//! interleave.
+//!
+//! **Lock order.** A thread takes locks only in increasing rank (module `lock_order`,
+//! whose check panics on an inversion in debug and test builds):
+//!
+//! | rank | lock | service | held for |
+//! |---|---|---|---|
+//! | 1 | publication | remote channel | a whole publication or offer: acceptance, topology build, the applies, its trace event |
+//! | 2 | network monitor | HTTPDNS | publishing a network change to the cache; storing an answer checked against the network key |
+//! | 3 | a line pool | routing | one pool's statistics (never two pools at once) |
+//! | 4 | detect scheduler | prober | one scheduling decision |
+//! | 5 | refresh | HTTPDNS | the refresh queue, rounds and provider back-off |
+//! | 6 | in-flight table | requests | adding or removing one request |
+//! | 7 | fetch state | remote channel | rounds, ETags, outcomes, expiry |
+//! | 8 | state file | persistence | the disk read or write |
+//! | 9 | trace order | tracing | stamping one event and the sink's call |
+//!
+//! The topology also locks its pools itself, at their rank: while routing (holding nothing
+//! else) and while a new topology carries statistics over (under the publication lock).
+//! The locks private to other modules, the DNS cache's writer and the runtime's timer
+//! queue, are leaves: taken after any of these, never held across a call out. The sink
+//! runs under the trace lock, so it must not call back into the engine. The callback gate
+//! is not a lock: entering it never blocks, and [`LineKit::close`] waits on it holding
+//! nothing.
+//!
+//! Background work (detect probes, revive checks, HTTPDNS refresh, fetch rounds, state
+//! flushes) runs on the engine's [`Runtime`] and reaches the network only through the
+//! [`Transport`]; with no transport the engine never probes. Every request the engine
+//! starts has its own deadline timer, so a transport that never answers cannot keep a
+//! business line "in flight" forever. [`LineKit::close`] stops the runtime, drops in-flight
+//! requests and returns once no engine callback is running; no trace event is emitted
+//! after it returns.
 
 use crate::clock::Clock;
 use crate::config::source::{ConfigSource, LastGoodStore};
 use crate::config::Config;
-use crate::detect::{DetectScheduler, Trigger};
-use crate::dns::refresh::{BackoffPolicy, Refresher};
-use crate::dns::{ConnectError, DnsCache, DnsSettings, Lookup};
+use crate::detect::Trigger;
+use crate::dns::{ConnectError, Lookup};
 use crate::line::headers;
 use crate::line::pool::PoolSnapshot;
 use crate::line::rollout::RolloutMode;
 use crate::line::{Outcome, Protocol, Timings, WsEvent};
-use crate::net::{NetworkMonitor, NetworkState};
+use crate::net::NetworkState;
 use crate::runtime::{Runtime, Task};
 use crate::trace::redact::host_group;
-use crate::trace::{Reason, Sampler, TraceEvent, TraceKind, TraceSink};
+use crate::trace::{Reason, TraceEvent, TraceKind, TraceSink};
 use crate::transport::Transport;
 use crate::{Error, Result};
-use arc_swap::ArcSwap;
-use parking_lot::{Mutex, RwLock};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::net::IpAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 pub use crate::line::router::{RouteDecision, RouteRequest, Topology, Would};
@@ -52,9 +101,11 @@ mod builder;
 mod consent;
 mod detect;
 mod diagnose;
+mod gate;
 mod httpdns;
+mod lock_order;
 mod requests;
-use requests::InFlight;
+mod routing;
 
 mod persist;
 pub use persist::FLUSH_DELAY_MS;
@@ -62,6 +113,15 @@ mod trace_order;
 
 mod remote_config;
 pub use remote_config::FIRST_RETRY_MS;
+
+use detect::Prober;
+use gate::Gate;
+use httpdns::HttpDns;
+use lock_order::Guard;
+use remote_config::RemoteChannel;
+use requests::Requests;
+use routing::{lock_pool, Routing, State};
+use trace_order::Tracer;
 
 /// The outcome of one attempt, reported after it finished.
 #[derive(Debug, Clone, Copy)]
@@ -115,11 +175,6 @@ pub struct ConfigUpdate {
     pub error: Option<String>,
 }
 
-struct State {
-    topology: Topology,
-    sampler: Sampler,
-}
-
 /// How the engine's background runtime runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RuntimeMode {
@@ -131,41 +186,34 @@ pub enum RuntimeMode {
     Manual,
 }
 
+/// The services and the context they share.
 struct Inner {
-    state: ArcSwap<State>,
-    update_lock: Mutex<()>,
-    manual_downgrade: AtomicBool,
     clock: Arc<dyn Clock>,
-    sink: Arc<dyn TraceSink>,
     seed: u64,
-    last_good: Option<LastGoodStore>,
-    source: ConfigSource,
     runtime: Runtime,
-    transport: Option<Arc<dyn Transport>>,
-    detect: Mutex<DetectScheduler>,
-    network: Mutex<NetworkMonitor>,
-    dns: DnsCache,
-    refresh: Mutex<Refresher>,
-    inflight: Mutex<HashMap<u64, InFlight>>,
-    next_request_id: AtomicU64,
-    /// `true` while open. Callbacks from transports hold the read side while they work;
-    /// `close` takes the write side, so once it returns no callback is running.
-    open: RwLock<bool>,
+    /// Transport completions, deadline timers and trace emission run inside it.
+    gate: Gate,
+    tracer: Tracer,
+    routing: Routing,
+    requests: Requests,
+    prober: Prober,
+    httpdns: HttpDns,
+    remote: RemoteChannel,
     /// The state file, when a storage directory is set.
     persist: Option<persist::Persistence>,
-    /// The remote config channel: source, fetch rounds, expiry.
-    remote: Mutex<remote_config::RemoteState>,
-    /// Record every window (ignore `trace.sample_rate`).
-    trace_all: bool,
-    /// Stamps events with their position and keeps `at_ms` non-decreasing in the order
-    /// the sink receives them.
-    trace_order: Mutex<trace_order::TraceOrder>,
-    /// Whether the engine may send its own requests (module `consent`).
-    consent: AtomicBool,
+    /// The storage directory, when one is usable (the state file, the last good config
+    /// and the install seed live there).
+    storage_dir: Option<PathBuf>,
     /// [`LineKit::clear_data`] ran: nothing more is written to the storage directory.
     cleared: AtomicBool,
-    /// The storage directory, when one is usable.
-    storage_dir: Option<PathBuf>,
+}
+
+/// How a config came to be published.
+enum Publication<'a> {
+    /// The start-up config, from the source chain.
+    Startup,
+    /// An accepted remote document (its text becomes the last good config).
+    Accepted(&'a str),
 }
 
 /// The engine. Cheap to share behind an `Arc`; all methods take `&self`.
@@ -177,7 +225,7 @@ impl std::fmt::Debug for LineKit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LineKit")
             .field("version", &self.config().version)
-            .field("source", &self.inner.source)
+            .field("source", &self.inner.remote.startup_source())
             .finish_non_exhaustive()
     }
 }
@@ -226,9 +274,9 @@ impl LineKit {
     }
 
     fn assemble(p: Parts) -> Result<Self> {
-        let state = Self::make_state(Arc::new(p.config), p.seed, None).or_else(|e| {
+        let state = State::build(Arc::new(p.config), p.seed, None).or_else(|e| {
             log::warn!("linekit: config could not be built into pools ({e}); routing nothing");
-            Self::make_state(Arc::new(Config::default()), p.seed, None)
+            State::build(Arc::new(Config::default()), p.seed, None)
         })?;
         let now = p.clock.now_ms();
         let runtime = match p.mode {
@@ -237,60 +285,40 @@ impl LineKit {
                 Error::InvalidArgument(format!("cannot start the runtime thread: {e}"))
             })?,
         };
-        let detect = DetectScheduler::new(&state.topology.config.thresholds, p.seed, now);
-        let httpdns_config = &state.topology.config.httpdns;
-        let dns = DnsCache::new(dns_settings(httpdns_config), p.seed);
-        let mut refresh = Refresher::new(httpdns_config, BackoffPolicy::default());
-        // The install seed is kept across restarts; the wall clock makes each start's IVs
-        // new (and a replay's, on its fixed wall clock, reproducible).
-        refresh.seed_ivs(p.seed ^ p.clock.wall_ms());
+        // Every service starts unconfigured (routing: on the empty config); the start-up
+        // config reaches them through `publish`, as every later one does. The install seed
+        // is kept across restarts; the wall clock makes each start's HTTPDNS IVs new (and a
+        // replay's, on its fixed wall clock, reproducible).
+        let iv_seed = p.seed ^ p.clock.wall_ms();
         let kit = LineKit {
             inner: Arc::new(Inner {
-                state: ArcSwap::from_pointee(state),
-                update_lock: Mutex::new(()),
-                manual_downgrade: AtomicBool::new(false),
-                clock: p.clock,
-                sink: p.sink,
-                seed: p.seed,
-                last_good: p.last_good,
-                source: p.source,
-                runtime,
-                transport: p.transport,
-                detect: Mutex::new(detect),
-                network: Mutex::new(NetworkMonitor::new()),
-                dns,
-                refresh: Mutex::new(refresh),
-                inflight: Mutex::new(HashMap::new()),
-                next_request_id: AtomicU64::new(1),
-                open: RwLock::new(true),
+                routing: Routing::new(State::build(Arc::new(Config::default()), p.seed, None)?),
+                tracer: Tracer::new(p.sink, p.seed, p.trace_all),
+                requests: Requests::new(p.transport, !p.require_consent),
+                prober: Prober::new(p.seed, now),
+                httpdns: HttpDns::new(p.seed, iv_seed),
+                remote: RemoteChannel::new(p.source, p.skipped, p.last_good, p.seed, now),
                 persist: p.storage_dir.as_deref().map(persist::Persistence::new),
                 storage_dir: p.storage_dir,
-                consent: AtomicBool::new(!p.require_consent),
                 cleared: AtomicBool::new(false),
-                remote: Mutex::new(remote_config::RemoteState::new(
-                    p.source, p.skipped, p.seed, now,
-                )),
-                trace_all: p.trace_all,
-                trace_order: Mutex::new(trace_order::TraceOrder::new(p.seed)),
+                gate: Gate::default(),
+                clock: p.clock,
+                seed: p.seed,
+                runtime,
             }),
         };
-        kit.inner.emit_start(now);
-        kit.inner.start_remote();
-        kit.inner.schedule_load();
-        if kit.inner.transport.is_some() {
-            kit.inner.trigger_every_biz(Trigger::Startup);
-            Inner::schedule_revive(&kit.inner);
-            kit.inner.pre_resolve();
+        let inner = &kit.inner;
+        let startup_delay = state.topology.config.thresholds.startup_detect_delay_ms;
+        let first_round = inner.publish(&inner.remote.serialise(), state, Publication::Startup);
+        inner.emit_start(now);
+        inner.start_fetching(first_round, startup_delay);
+        inner.schedule_load();
+        if inner.requests.has_transport() {
+            inner.trigger_every_biz(Trigger::Startup);
+            Inner::schedule_revive(inner);
+            inner.pre_resolve();
         }
         Ok(kit)
-    }
-
-    fn make_state(config: Arc<Config>, seed: u64, previous: Option<&Topology>) -> Result<State> {
-        let sampler = Sampler::new(config.trace.sample_rate, seed, config.trace.window_ms);
-        Ok(State {
-            topology: Topology::new(config, seed, previous)?,
-            sampler,
-        })
     }
 
     /// A builder.
@@ -300,12 +328,12 @@ impl LineKit {
 
     /// The config in force.
     pub fn config(&self) -> Arc<Config> {
-        self.inner.state.load().topology.config.clone()
+        self.inner.routing.config()
     }
 
     /// Which source the start-up config came from.
     pub fn config_source(&self) -> ConfigSource {
-        self.inner.source
+        self.inner.remote.startup_source()
     }
 
     /// The clock the engine runs on.
@@ -315,19 +343,17 @@ impl LineKit {
 
     /// Whether the kill switch is on (config flag or [`LineKit::set_downgrade`]).
     pub fn downgrade(&self) -> bool {
-        self.inner.manual_downgrade.load(Ordering::Relaxed)
-            || self.inner.state.load().topology.config.downgrade
+        self.inner.routing.manual_downgrade() || self.inner.routing.load().topology.config.downgrade
     }
 
     /// Routes one request.
     pub fn route(&self, req: &RouteRequest<'_>) -> RouteDecision {
         let inner = &self.inner;
-        let state = inner.state.load();
+        let state = inner.routing.load();
         let now = inner.clock.now_ms();
-        let decision =
-            state
-                .topology
-                .route(req, now, inner.manual_downgrade.load(Ordering::Relaxed));
+        let decision = state
+            .topology
+            .route(req, now, inner.routing.manual_downgrade());
         if inner.sampled(&state, now) {
             inner.emit(route_event(req, &decision, now, self.downgrade()));
         }
@@ -414,14 +440,14 @@ impl LineKit {
     /// failures trigger a detect of the business line.
     pub fn report(&self, report: &Report<'_>) {
         let inner = &self.inner;
-        let state = inner.state.load();
+        let state = inner.routing.load();
         let now = inner.clock.now_ms();
         let topo = &state.topology;
         let biz = match (report.biz, report.host) {
             (Some(name), _) => topo.biz_entry(name),
             (None, Some(host)) => topo.biz.iter().find(|b| {
                 b.pool(report.protocol)
-                    .is_some_and(|p| p.lock().index_of_host(host).is_some())
+                    .is_some_and(|p| lock_pool(p).index_of_host(host).is_some())
             }),
             (None, None) => None,
         };
@@ -432,7 +458,7 @@ impl LineKit {
             return;
         };
         let (line_id, faults, breaker_change, index) = {
-            let mut pool = pool.lock();
+            let mut pool = lock_pool(pool);
             let index = match (report.line, report.host) {
                 (Some(id), _) => pool.index_of(id),
                 (None, Some(host)) => pool.index_of_host(host),
@@ -454,7 +480,7 @@ impl LineKit {
         if !report.outcome.is_ignored() {
             inner.mark_dirty();
         }
-        if inner.transport.is_some() && !report.outcome.is_ignored() {
+        if inner.requests.has_transport() && !report.outcome.is_ignored() {
             let t = &topo.config.thresholds;
             let trigger =
                 if report.protocol == Protocol::Ws && report.outcome.is_line_fault(report.status) {
@@ -471,7 +497,7 @@ impl LineKit {
                 // is not urgent and keeps the long jitter. (Asked only when a detect is
                 // triggered: it reads every line's window, too much for every report.)
                 let urgent =
-                    trigger.is_urgent() && !pool.lock().knows_fast_line_besides(index, now);
+                    trigger.is_urgent() && !lock_pool(pool).knows_fast_line_besides(index, now);
                 inner.trigger_as(&biz.name, trigger, urgent);
             }
         }
@@ -489,7 +515,7 @@ impl LineKit {
     pub fn report_ws(&self, biz: &str, line: &str, event: WsEvent) {
         let stable_ms = self
             .inner
-            .state
+            .routing
             .load()
             .topology
             .config
@@ -510,7 +536,7 @@ impl LineKit {
     pub fn detect(&self, biz: &str) -> bool {
         let Some(name) = self
             .inner
-            .state
+            .routing
             .load()
             .topology
             .biz_entry(biz)
@@ -529,38 +555,23 @@ impl LineKit {
     pub fn on_network_changed(&self, network: NetworkState) {
         let inner = &self.inner;
         inner.emit_network(&network);
-        let (became_validated, httpdns_usable) = {
-            let mut monitor = inner.network.lock();
-            let before = monitor.state().clone();
-            let bypass_before = monitor.current().1;
-            monitor.on_network_changed(network.clone());
-            // Published under the monitor lock: HTTPDNS answers check the network key
-            // under the same lock before they are inserted.
-            let (key, bypass) = monitor.current();
-            inner.dns.set_network(key, bypass);
-            (
-                network.validated && (!before.validated || before.handle != network.handle),
-                // Validated now, and HTTPDNS was unusable before (not validated, VPN,
-                // strict Private DNS, proxy) or this is another network.
-                bypass.is_none() && (bypass_before.is_some() || before.handle != network.handle),
-            )
-        };
-        if httpdns_usable {
+        let change = inner.httpdns.network_changed(network);
+        if change.httpdns_usable {
             inner.pre_resolve();
         }
-        if became_validated && inner.transport.is_some() {
+        if change.became_validated && inner.requests.has_transport() {
             inner.trigger_every_biz(Trigger::NetworkValidated);
             inner.remote_on_network_validated();
         }
     }
 
-    /// The addresses to use for `host` (a pure snapshot read; see [`DnsCache::lookup`]).
+    /// The addresses to use for `host` (a pure snapshot read; see [`DnsCache::lookup`](crate::dns::DnsCache::lookup)).
     /// `source: system` means the caller must use the platform resolver. When a refresh
     /// is due (a miss for an HTTPDNS host, or a record past `refresh_at`) it is queued for
     /// the runtime without waiting; concurrent lookups coalesce into one query.
     pub fn lookup(&self, host: &str) -> Lookup {
         let now = self.inner.clock.now_ms();
-        let answer = self.inner.dns.lookup(host, now);
+        let answer = self.inner.httpdns.cache().lookup(host, now);
         if answer.refresh_due {
             self.inner.request_refresh(host, now);
         }
@@ -571,10 +582,10 @@ impl LineKit {
     /// The addresses to use for `host` on network `handle` (a client bound to that
     /// network): the current network's answer, refresh included, when `handle` is the
     /// current one; otherwise that network's own unexpired records, or `system` (see
-    /// [`DnsCache::lookup_on`]). Never another network's records.
+    /// [`DnsCache::lookup_on`](crate::dns::DnsCache::lookup_on)). Never another network's records.
     pub fn lookup_on(&self, host: &str, handle: u64) -> Lookup {
         let now = self.inner.clock.now_ms();
-        let answer = self.inner.dns.lookup_on(host, handle, now);
+        let answer = self.inner.httpdns.cache().lookup_on(host, handle, now);
         if answer.refresh_due {
             self.inner.request_refresh(host, now);
         }
@@ -584,14 +595,17 @@ impl LineKit {
 
     /// Makes the DNS generation move when an answer kept until `at` is due (0: not kept).
     fn arm_expiry(&self, at: u64) {
-        if at == 0 || !self.inner.dns.claim_expiry(at) {
+        let cache = self.inner.httpdns.cache();
+        if at == 0 || !cache.claim_expiry(at) {
             return;
         }
-        let task = self.inner.task(move |inner| inner.dns.expire_kept(at));
+        let task = self
+            .inner
+            .task(move |inner| inner.httpdns.cache().expire_kept(at));
         let scheduled = self.inner.runtime.schedule_at(at, task);
         if scheduled.is_none() {
             // Closed: nothing will keep answers any more; release the claim.
-            self.inner.dns.expire_kept(at);
+            cache.expire_kept(at);
         }
     }
 
@@ -599,9 +613,9 @@ impl LineKit {
     /// by a runtime timer when the first answer handed out with a
     /// [`Lookup::memo_until_ms`] is due, so a caller may keep a lookup answer for as long
     /// as the generation stays the one it read before asking (see
-    /// [`DnsCache::generation`]).
+    /// [`DnsCache::generation`](crate::dns::DnsCache::generation)).
     pub fn dns_generation(&self) -> &Arc<std::sync::atomic::AtomicU32> {
-        self.inner.dns.generation()
+        self.inner.httpdns.cache().generation()
     }
 
     /// The engine's monotonic clock in ms (the clock of [`Lookup::memo_until_ms`]).
@@ -613,8 +627,8 @@ impl LineKit {
     /// quarantine the address (never the last one of a record). Returns whether it did.
     pub fn connect_failed(&self, host: &str, ip: IpAddr, error: ConnectError) -> bool {
         let now = self.inner.clock.now_ms();
-        let network = self.inner.dns.network().0;
-        let quarantined = self.inner.dns.connect_failed(network, host, ip, error, now);
+        let cache = self.inner.httpdns.cache();
+        let quarantined = cache.connect_failed(cache.network().0, host, ip, error, now);
         if quarantined {
             self.inner.mark_dirty();
         }
@@ -625,25 +639,23 @@ impl LineKit {
     /// quarantine.
     pub fn connect_succeeded(&self, host: &str, ip: IpAddr) {
         let now = self.inner.clock.now_ms();
-        let network = self.inner.dns.network().0;
-        self.inner.dns.connect_succeeded(network, host, ip, now);
+        let cache = self.inner.httpdns.cache();
+        cache.connect_succeeded(cache.network().0, host, ip, now);
     }
 
     /// A connect to `ip` for `host` succeeded in `connect_ms`: clears its quarantine and
     /// feeds the per-address connect ranking of later lookups.
     pub fn connect_succeeded_ms(&self, host: &str, ip: IpAddr, connect_ms: u64) {
         let now = self.inner.clock.now_ms();
-        let network = self.inner.dns.network().0;
-        self.inner
-            .dns
-            .connect_succeeded_ms(network, host, ip, connect_ms, now);
+        let cache = self.inner.httpdns.cache();
+        cache.connect_succeeded_ms(cache.network().0, host, ip, connect_ms, now);
     }
 
     /// After [`Self::lookup`] said `system` and the system resolver answered `system`
     /// (empty = it failed): the built-in `httpdns.bootstrap` addresses of `host` when the
     /// system gave nothing the address policy accepts, else `None`.
     pub fn bootstrap_fallback(&self, host: &str, system: &[IpAddr]) -> Option<Arc<[IpAddr]>> {
-        self.inner.dns.fallback(host, system)
+        self.inner.httpdns.cache().fallback(host, system)
     }
 
     /// The current network's HTTPDNS records (host, addresses, provider, TTL, time left),
@@ -654,7 +666,7 @@ impl LineKit {
 
     /// The last network the platform reported.
     pub fn network(&self) -> NetworkState {
-        self.inner.network.lock().state().clone()
+        self.inner.httpdns.network().0
     }
 
     /// Offers a new remote config (JSON text, or a signed envelope). It applies only if it
@@ -685,13 +697,13 @@ impl LineKit {
 
     /// Turns the runtime kill switch on or off (the config's `downgrade` flag still applies).
     pub fn set_downgrade(&self, on: bool) {
-        self.inner.manual_downgrade.store(on, Ordering::Relaxed);
+        self.inner.routing.set_manual_downgrade(on);
         self.inner.emit_downgrade(on);
     }
 
     /// Each business line's rollout mode on this install, by name.
     pub fn rollout_modes(&self) -> BTreeMap<String, RolloutMode> {
-        let state = self.inner.state.load();
+        let state = self.inner.routing.load();
         state
             .topology
             .biz
@@ -702,7 +714,7 @@ impl LineKit {
 
     /// Every pool's ranked lines, keyed `"biz/protocol"`.
     pub fn pools(&self) -> BTreeMap<String, PoolSnapshot> {
-        let state = self.inner.state.load();
+        let state = self.inner.routing.load();
         let now = self.inner.clock.now_ms();
         let mut out = BTreeMap::new();
         for biz in &state.topology.biz {
@@ -710,7 +722,7 @@ impl LineKit {
                 if let Some(pool) = biz.pool(protocol) {
                     out.insert(
                         format!("{}/{}", biz.name, protocol),
-                        pool.lock().snapshot(now),
+                        lock_pool(pool).snapshot(now),
                     );
                 }
             }
@@ -727,7 +739,7 @@ impl LineKit {
         serde_json::json!({
             "version": self.config().version,
             "downgrade": self.downgrade(),
-            "source": self.inner.source.as_str(),
+            "source": self.inner.remote.startup_source().as_str(),
             "network": network_json(&self.network()),
             "rollout": self.rollout_modes(),
             "pools": self.pools(),
@@ -754,7 +766,7 @@ impl LineKit {
 
     /// Requests started and not finished yet.
     pub fn in_flight(&self) -> usize {
-        self.inner.inflight.lock().len()
+        self.inner.requests.in_flight()
     }
 
     /// Stops background work: cancels timers, drops in-flight requests (their late
@@ -797,46 +809,27 @@ impl Inner {
     }
 
     fn is_open(&self) -> bool {
-        *self.open.read()
+        self.gate.is_open()
     }
 
-    /// Emits a trace event unless closed; holds the read side of `open` while the sink
-    /// runs so that `close` waits for it.
-    fn emit(&self, event: TraceEvent) {
-        let open = self.open.read();
-        if *open {
-            self.emit_while_open(event);
-        }
-    }
-
-    /// Stamps and delivers an event; the caller holds the read side of `open`.
-    fn emit_while_open(&self, mut event: TraceEvent) {
-        let mut order = self.trace_order.lock();
-        order.stamp(&mut event);
-        self.sink.emit(&event);
-    }
-
-    /// Whether events at `now` are recorded (this install's window is sampled).
-    fn sampled(&self, state: &State, now: u64) -> bool {
-        self.trace_all || state.sampler.sample(now)
+    /// Puts a validated config's state into force: every service applies it, in the order
+    /// of the module docs, under the publication lock (`_serial`). Returns whether a first
+    /// fetch round is due.
+    fn publish(&self, _serial: &Guard<'_, ()>, state: State, how: Publication<'_>) -> bool {
+        let config = state.topology.config.clone();
+        self.prober.apply(&config, self.clock.now_ms());
+        self.httpdns.apply(&config);
+        self.routing.apply(state);
+        self.remote.apply(&config, &how, self.may_persist())
     }
 
     fn close(&self) {
-        {
-            let mut open = self.open.write();
-            if !*open {
-                return;
-            }
-            *open = false;
+        if !self.gate.close() {
+            return;
         }
         self.runtime.close();
         self.flush_on_close();
-        let cancelled: Vec<u64> = self.inflight.lock().drain().map(|(id, _)| id).collect();
-        if let Some(transport) = &self.transport {
-            for id in cancelled {
-                transport.cancel(id);
-            }
-        }
+        self.requests.cancel_all();
     }
 }
 
@@ -852,18 +845,6 @@ fn network_json(network: &NetworkState) -> serde_json::Value {
         "transport": network.transport,
         "httpdns_bypass": crate::net::HttpDnsBypass::reason(network).map(|b| b.as_str()),
     })
-}
-
-/// Cache settings from the `httpdns` section (invalid host patterns are logged, by count).
-fn dns_settings(config: &crate::config::model::HttpDnsConfig) -> DnsSettings {
-    let (settings, invalid) = DnsSettings::from_config(config);
-    if !invalid.is_empty() {
-        log::warn!(
-            "linekit: {} httpdns host pattern(s) ignored as invalid",
-            invalid.len()
-        );
-    }
-    settings
 }
 
 fn route_event(req: &RouteRequest<'_>, d: &RouteDecision, now: u64, downgrade: bool) -> TraceEvent {

@@ -13,6 +13,12 @@
 //! its owner. Granting starts what `build()` would have started (the start-up detect after
 //! its delay, the pre-resolve list, the first fetch round); revoking stops new own traffic
 //! again (requests already sent finish).
+//!
+//! The consent flag belongs to the requests service and the `cleared` flag to the shared
+//! context; both are atomics, not locks, so the gates can be checked under any lock.
+//! [`LineKit::clear_data`] takes the publication lock and then the state file's, in rank
+//! order, so no config is being persisted and no state flush is writing while the
+//! directory is emptied.
 
 use super::requests::Pending;
 use super::{Inner, LineKit};
@@ -26,11 +32,11 @@ impl LineKit {
     /// on (the start-up detect, pre-resolve and first config fetch follow).
     pub fn grant_consent(&self) {
         let inner = &self.inner;
-        if inner.consent.swap(true, Ordering::AcqRel) || !inner.is_open() {
+        if inner.requests.set_consent(true) || !inner.is_open() {
             return;
         }
         log::info!("linekit: consent granted");
-        if inner.transport.is_some() {
+        if inner.requests.has_transport() {
             inner.trigger_every_biz(Trigger::Startup);
             inner.pre_resolve();
             inner.resume_remote();
@@ -40,7 +46,7 @@ impl LineKit {
     /// The user withdrew consent: the engine starts no request of its own until
     /// [`Self::grant_consent`] (requests already sent finish). Routing is unaffected.
     pub fn revoke_consent(&self) {
-        if self.inner.consent.swap(false, Ordering::AcqRel) {
+        if self.inner.requests.set_consent(false) {
             log::info!("linekit: consent revoked");
         }
     }
@@ -63,7 +69,7 @@ impl LineKit {
             return Ok(());
         };
         // A config being installed or a state flush finishes before the files go.
-        let _config = inner.update_lock.lock();
+        let _config = inner.remote.serialise();
         let _state = inner.persist.as_ref().map(|p| p.lock_store());
         crate::store::clear_dir(dir)
     }
@@ -72,7 +78,7 @@ impl LineKit {
 impl Inner {
     /// Whether own requests may be sent now.
     pub(super) fn consented(&self) -> bool {
-        self.consent.load(Ordering::Acquire)
+        self.requests.consented()
     }
 
     /// Whether files may still be written ([`LineKit::clear_data`] was not called).
@@ -84,7 +90,7 @@ impl Inner {
     /// detect's probe count, an HTTPDNS round's hosts, a config fetch round.
     pub(super) fn release_unsent(self: &Arc<Self>, pending: Pending) {
         match pending {
-            Pending::Probe { biz, .. } => self.detect.lock().probe_finished(&biz),
+            Pending::Probe { biz, .. } => self.release_probe(&biz),
             Pending::HttpDns(query) => self.release_query(query),
             Pending::Config { round, .. } => self.release_round(round),
         }

@@ -1,24 +1,61 @@
-//! The engine's side of the detect scheduler (`docs/architecture.md#detect-scheduler`): turning triggers into
+//! The prober (`docs/architecture.md#detect-scheduler`): the detect scheduler behind its
+//! lock (rank [`Rank::Detect`], never held across a call out), turning triggers into
 //! scheduled detects on the runtime, choosing which lines a detect probes, applying probe
 //! results to the same statistics and breakers as real traffic, and the periodic revive
 //! check of open lines. *Whether and when* to probe is decided by
 //! [`crate::detect::DetectScheduler`]; this module only carries it out. A business line
 //! whose rollout mode is `off` is never probed; `observe` and `on` are.
 
+use super::lock_order::{Rank, Ranked};
 use super::requests::Pending;
+use super::routing::lock_pool;
 use super::Inner;
-use crate::detect::{Plan, Trigger};
+use crate::config::{Config, Thresholds};
+use crate::detect::{DetectScheduler, Plan, Trigger};
 use crate::line::rollout::RolloutMode;
 use crate::line::{Outcome, Protocol};
 use crate::trace::{TraceEvent, TraceKind};
 use crate::transport::{RequestKind, TransportResult};
 use std::sync::Arc;
 
+/// The detect scheduler: triggers, single-flight, cooldowns and the probe budget.
+pub(super) struct Prober {
+    scheduler: Ranked<DetectScheduler>,
+}
+
+impl Prober {
+    /// A prober whose settings all come from the first [`Self::apply`]. Its budget starts
+    /// unbounded, so that the first apply, which caps the tokens at the config's size,
+    /// leaves it full, as a fresh budget is.
+    pub(super) fn new(seed: u64, now: u64) -> Self {
+        let unbounded = Thresholds {
+            probe_budget_per_min: u32::MAX,
+            ..Thresholds::default()
+        };
+        Prober {
+            scheduler: Ranked::new(Rank::Detect, DetectScheduler::new(&unbounded, seed, now)),
+        }
+    }
+
+    /// Takes the config's detect thresholds and probe budget (running detects are
+    /// unaffected).
+    pub(super) fn apply(&self, config: &Config, now: u64) {
+        self.scheduler
+            .lock()
+            .set_thresholds(&config.thresholds, now);
+    }
+
+    /// Takes up to `wanted` probes from the probe budget (a diagnosis); how many it got.
+    pub(super) fn take_budget(&self, now: u64, wanted: u32) -> u32 {
+        self.scheduler.lock().take_budget(now, wanted)
+    }
+}
+
 impl Inner {
     /// Feeds `trigger` for every business line (start-up, a newly validated network).
     pub(super) fn trigger_every_biz(self: &Arc<Self>, trigger: Trigger) {
         let biz: Vec<Arc<str>> = self
-            .state
+            .routing
             .load()
             .topology
             .biz
@@ -43,23 +80,36 @@ impl Inner {
         trigger: Trigger,
         urgent: bool,
     ) -> bool {
-        if self.transport.is_none() || !self.is_open() || !self.consented() || !self.may_probe(biz)
+        if !self.requests.has_transport()
+            || !self.is_open()
+            || !self.consented()
+            || !self.may_probe(biz)
         {
             return false;
         }
         let now = self.clock.now_ms();
-        let plan = self.detect.lock().request_as(biz, trigger, urgent, now);
+        let plan = self
+            .prober
+            .scheduler
+            .lock()
+            .request_as(biz, trigger, urgent, now);
         self.schedule_detect(biz, trigger, plan)
     }
 
     /// Whether business line `biz` may be probed: it exists and its rollout mode is not
     /// `off`.
     fn may_probe(&self, biz: &str) -> bool {
-        self.state
+        self.routing
             .load()
             .topology
             .biz_entry(biz)
             .is_some_and(|b| b.mode != RolloutMode::Off)
+    }
+
+    /// A probe of `biz` that was not sent (consent missing): its slot in the detect is
+    /// given back.
+    pub(super) fn release_probe(&self, biz: &Arc<str>) {
+        self.prober.scheduler.lock().probe_finished(biz);
     }
 
     /// Puts a `StartAt` plan on the runtime; whether a detect is now scheduled.
@@ -78,7 +128,7 @@ impl Inner {
             }),
         );
         if scheduled.is_none() {
-            self.detect.lock().abandon(biz);
+            self.prober.scheduler.lock().abandon(biz);
         }
         scheduled.is_some()
     }
@@ -87,19 +137,19 @@ impl Inner {
     /// trial), as many as the budget grants, the sticky line first.
     fn run_detect(self: &Arc<Self>, biz: &Arc<str>, token: u64, trigger: Trigger) {
         let now = self.clock.now_ms();
-        let state = self.state.load();
+        let state = self.routing.load();
         let Some(entry) = state
             .topology
             .biz_entry(biz)
             .filter(|b| b.mode != RolloutMode::Off && self.consented())
         else {
-            self.detect.lock().abandon(biz);
+            self.prober.scheduler.lock().abandon(biz);
             return;
         };
         let mut candidates: Vec<(Protocol, usize)> = Vec::new();
         for protocol in [Protocol::Http, Protocol::Ws] {
             if let Some(pool) = entry.pool(protocol) {
-                let pool = pool.lock();
+                let pool = lock_pool(pool);
                 let current = pool.current();
                 let mut order: Vec<usize> = (0..pool.lines().len())
                     .filter(|&i| !pool.lines()[i].breaker.is_open(now))
@@ -108,10 +158,11 @@ impl Inner {
                 candidates.extend(order.into_iter().map(|i| (protocol, i)));
             }
         }
-        let Some(granted) = self
-            .detect
-            .lock()
-            .begin(biz, token, candidates.len() as u32, now)
+        let Some(granted) =
+            self.prober
+                .scheduler
+                .lock()
+                .begin(biz, token, candidates.len() as u32, now)
         else {
             return; // rescheduled earlier, or abandoned
         };
@@ -133,7 +184,7 @@ impl Inner {
                 continue;
             };
             let (line, url) = {
-                let mut pool = pool.lock();
+                let mut pool = lock_pool(pool);
                 if pool.try_admit(now, index) == crate::line::Admission::Rejected {
                     unused += 1;
                     continue;
@@ -156,7 +207,7 @@ impl Inner {
             );
         }
         if unused > 0 {
-            self.detect.lock().unused(biz, unused);
+            self.prober.scheduler.lock().unused(biz, unused);
         }
     }
 
@@ -170,7 +221,7 @@ impl Inner {
         result: &TransportResult,
         now: u64,
     ) {
-        let state = self.state.load();
+        let state = self.routing.load();
         let expect = state
             .topology
             .config
@@ -196,11 +247,11 @@ impl Inner {
             TransportResult::Failed(e) => (e.outcome(), None),
         };
         let cost = now.saturating_sub(started_at);
-        let state = self.state.load();
+        let state = self.routing.load();
         let hold_ms = state.topology.config.thresholds.read_fault_hold_ms;
         let mut breaker_change = None;
         if let Some(pool) = state.topology.biz_entry(biz).and_then(|b| b.pool(protocol)) {
-            let mut pool = pool.lock();
+            let mut pool = lock_pool(pool);
             if let Some(index) = pool.index_of(line) {
                 let before = pool.lines()[index].breaker.state(now);
                 // A failed expectation is a line fault whatever the status said.
@@ -226,11 +277,9 @@ impl Inner {
             drop(pool);
             self.mark_dirty();
         }
-        self.detect.lock().probe_finished(biz);
-        // `finish` holds the read side of `open` around this call, so emitting directly
-        // cannot race with `close`.
+        self.prober.scheduler.lock().probe_finished(biz);
         if self.sampled(&state, now) {
-            self.emit_while_open(TraceEvent {
+            self.emit(TraceEvent {
                 biz: Some(biz.to_string()),
                 protocol: Some(protocol.as_str().to_string()),
                 line: Some(line.to_string()),
@@ -240,7 +289,7 @@ impl Inner {
                 ..TraceEvent::new(TraceKind::Probe, now)
             });
             if let Some(change) = breaker_change {
-                self.emit_while_open(change.event(biz, protocol, line, now));
+                self.emit(change.event(biz, protocol, line, now));
             }
         }
     }
@@ -250,7 +299,7 @@ impl Inner {
     /// recovered line can come back.
     pub(super) fn schedule_revive(self: &Arc<Self>) {
         let interval = self
-            .state
+            .routing
             .load()
             .topology
             .config
@@ -262,7 +311,7 @@ impl Inner {
             Box::new(move || {
                 let Some(inner) = weak.upgrade() else { return };
                 let now = inner.clock.now_ms();
-                let state = inner.state.load();
+                let state = inner.routing.load();
                 let needing: Vec<Arc<str>> = state
                     .topology
                     .biz
@@ -270,7 +319,7 @@ impl Inner {
                     .filter(|b| {
                         [Protocol::Http, Protocol::Ws].iter().any(|p| {
                             b.pool(*p).is_some_and(|pool| {
-                                pool.lock().lines().iter().any(|l| {
+                                lock_pool(pool).lines().iter().any(|l| {
                                     l.breaker.state(now) != crate::line::BreakerState::Closed
                                         || l.consecutive_faults > 0
                                 })

@@ -3,6 +3,7 @@
 //! budget), and rendering the report with the config's address policy. The measuring is
 //! the platform's (see [`crate::diagnose`]).
 
+use super::routing::lock_pool;
 use super::LineKit;
 use crate::diagnose::{render, DiagnosisPlan, HostPlan, LinePlan, Observations, Rendered};
 use crate::dns::Source;
@@ -20,7 +21,7 @@ impl LineKit {
         if !inner.consented() {
             return Err(Error::ConsentRequired("a diagnosis".to_string()));
         }
-        let state = inner.state.load();
+        let state = inner.routing.load();
         let topo = &state.topology;
         let chosen: Vec<_> = match biz {
             Some(name) => vec![topo.biz_entry(name).ok_or_else(|| {
@@ -28,15 +29,8 @@ impl LineKit {
             })?],
             None => topo.biz.iter().collect(),
         };
-        let (network, reported, bypass) = {
-            let monitor = inner.network.lock();
-            let (key, bypass) = monitor.current();
-            (
-                monitor.state().clone(),
-                key.generation() > 0,
-                bypass.map(|b| b.as_str()),
-            )
-        };
+        let (network, reported, bypass) = inner.httpdns.network();
+        let bypass = bypass.map(|b| b.as_str());
         let now = inner.clock.now_ms();
         let mut lines = Vec::new();
         let mut hosts: Vec<HostPlan> = Vec::new();
@@ -49,7 +43,7 @@ impl LineKit {
                 let Some(pool) = entry.pool(protocol) else {
                     continue;
                 };
-                let pool = pool.lock();
+                let pool = lock_pool(pool);
                 for line in pool.lines() {
                     let ep = &line.endpoint;
                     let tls = !ep.scheme.is_cleartext();
@@ -83,9 +77,9 @@ impl LineKit {
             lines,
             probe_timeout_ms: topo.config.thresholds.timeout_ms,
         };
-        if plan.network_available() && inner.transport.is_some() {
+        if plan.network_available() && inner.requests.has_transport() {
             let wanted = u32::try_from(plan.lines.len()).unwrap_or(u32::MAX);
-            let granted = inner.detect.lock().take_budget(now, wanted) as usize;
+            let granted = inner.prober.take_budget(now, wanted) as usize;
             if granted < plan.lines.len() {
                 log::info!(
                     "linekit: diagnosis probes limited by the probe budget: {granted} of {}",
@@ -123,7 +117,7 @@ fn host_plan(inner: &super::Inner, host: &str, now: u64) -> HostPlan {
             httpdns_source: "literal",
         };
     }
-    let answer = inner.dns.lookup(host, now);
+    let answer = inner.httpdns.cache().lookup(host, now);
     HostPlan {
         host: host.to_string(),
         httpdns: answer.addrs.to_vec(),

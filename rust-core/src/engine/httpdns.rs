@@ -1,4 +1,7 @@
-//! The engine side of HTTPDNS: automatic refresh (`docs/architecture.md#httpdns-refresh`).
+//! The HTTPDNS service: the [`DnsCache`] the data plane reads, the network monitor it is
+//! keyed by, and automatic refresh (`docs/architecture.md#httpdns-refresh`). Two locks:
+//! the network monitor (rank [`Rank::Network`]; the cache's own writer lock is taken under
+//! it) and the refresh bookkeeping (rank [`Rank::Refresh`], never held across a call out).
 //!
 //! The data plane ([`crate::engine::LineKit::lookup`]) only reads the [`DnsCache`]
 //! snapshot. When the answer says a refresh is due (a miss for an HTTPDNS host, or a
@@ -25,19 +28,105 @@
 //! Logs name provider ids, counts and redacted host groups only: never URLs, host lists or
 //! payloads.
 
+use super::lock_order::{Rank, Ranked};
 use super::requests::Pending;
 use super::Inner;
+use crate::config::model::HttpDnsConfig;
+use crate::config::Config;
 use crate::dns::policy::normalize_host;
 use crate::dns::providers::aliyun;
 use crate::dns::providers::auth::decode_answer;
 use crate::dns::providers::{HostAnswer, ProviderError as PE};
-use crate::dns::refresh::{Enqueue, Round, Stage};
-use crate::dns::InsertError;
+use crate::dns::refresh::{Enqueue, Refresher, Round, Stage};
+use crate::dns::{DnsCache, DnsSettings, InsertError};
 use crate::line::endpoint::is_valid_hostname;
+use crate::net::{HttpDnsBypass, NetworkMonitor, NetworkState};
 use crate::trace::redact::host_group;
 use crate::transport::{RequestKind, TransportResult};
 use serde::Serialize;
 use std::sync::Arc;
+
+/// The HTTPDNS cache, the network it is keyed by, and its refresh.
+pub(super) struct HttpDns {
+    network: Ranked<NetworkMonitor>,
+    cache: DnsCache,
+    refresh: Ranked<Refresher>,
+}
+
+/// What a network report changed.
+pub(super) struct NetworkChange {
+    /// The network is validated now, and was not (or is another network).
+    pub(super) became_validated: bool,
+    /// HTTPDNS is usable now, and was not (or this is another network).
+    pub(super) httpdns_usable: bool,
+}
+
+impl HttpDns {
+    /// An empty cache on no network (its jitter from the install `seed`); its settings and
+    /// providers come from the first [`Self::apply`]. Encrypted queries draw their IVs from
+    /// `iv_seed`.
+    pub(super) fn new(seed: u64, iv_seed: u64) -> Self {
+        let mut refresh = Refresher::default();
+        refresh.seed_ivs(iv_seed);
+        HttpDns {
+            network: Ranked::new(Rank::Network, NetworkMonitor::new()),
+            cache: DnsCache::new(DnsSettings::default(), seed),
+            refresh: Ranked::new(Rank::Refresh, refresh),
+        }
+    }
+
+    /// Takes the config's `httpdns` section: the cache's settings (records of hosts that
+    /// left `hosts` are dropped) and the providers (a kept provider keeps its back-off).
+    pub(super) fn apply(&self, config: &Config) {
+        self.cache.set_settings(dns_settings(&config.httpdns));
+        self.refresh.lock().set_providers(&config.httpdns);
+    }
+
+    /// The cache (its own writer lock ranks below every engine lock).
+    #[inline]
+    pub(super) fn cache(&self) -> &DnsCache {
+        &self.cache
+    }
+
+    /// Records a network report and publishes its key to the cache, under the monitor lock:
+    /// HTTPDNS answers check the network key under the same lock before they are inserted.
+    pub(super) fn network_changed(&self, network: NetworkState) -> NetworkChange {
+        let mut monitor = self.network.lock();
+        let before = monitor.state().clone();
+        let bypass_before = monitor.current().1;
+        monitor.on_network_changed(network.clone());
+        let (key, bypass) = monitor.current();
+        self.cache.set_network(key, bypass);
+        NetworkChange {
+            became_validated: network.validated
+                && (!before.validated || before.handle != network.handle),
+            // Validated now, and HTTPDNS was unusable before (not validated, VPN, strict
+            // Private DNS, proxy) or this is another network.
+            httpdns_usable: bypass.is_none()
+                && (bypass_before.is_some() || before.handle != network.handle),
+        }
+    }
+
+    /// The last network the platform reported, whether it reported any, and why HTTPDNS is
+    /// bypassed on it.
+    pub(super) fn network(&self) -> (NetworkState, bool, Option<HttpDnsBypass>) {
+        let monitor = self.network.lock();
+        let (key, bypass) = monitor.current();
+        (monitor.state().clone(), key.generation() > 0, bypass)
+    }
+}
+
+/// Cache settings from the `httpdns` section (invalid host patterns are logged, by count).
+fn dns_settings(config: &HttpDnsConfig) -> DnsSettings {
+    let (settings, invalid) = DnsSettings::from_config(config);
+    if !invalid.is_empty() {
+        log::warn!(
+            "linekit: {} httpdns host pattern(s) ignored as invalid",
+            invalid.len()
+        );
+    }
+    settings
+}
 
 /// One HTTPDNS record of the current network, for state dumps (no payloads).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -70,18 +159,18 @@ impl Inner {
     /// A lookup (or pre-resolve) found `host` due for a refresh: queue it (coalesced) and
     /// make sure a drain is scheduled. Cheap and non-blocking.
     pub(super) fn request_refresh(self: &Arc<Self>, host: &str, now: u64) {
-        if self.transport.is_none() || !self.is_open() || !self.consented() {
+        if !self.requests.has_transport() || !self.is_open() || !self.consented() {
             return;
         }
         let host = normalize_host(host);
         if !is_valid_hostname(&host) {
             return;
         }
-        let (network, bypass) = self.dns.network();
+        let (network, bypass) = self.httpdns.cache.network();
         if bypass.is_some() {
             return;
         }
-        let outcome = self.refresh.lock().enqueue(&host, network, now);
+        let outcome = self.httpdns.refresh.lock().enqueue(&host, network, now);
         match outcome {
             Enqueue::Queued { tick: true } => {
                 self.runtime
@@ -101,16 +190,16 @@ impl Inner {
     /// Queues a refresh of every `httpdns.pre_resolve` host that has no fresh record on the
     /// current network (patterns are skipped).
     pub(super) fn pre_resolve(self: &Arc<Self>) {
-        if self.transport.is_none() || !self.consented() {
+        if !self.requests.has_transport() || !self.consented() {
             return;
         }
         let now = self.clock.now_ms();
-        let config = self.state.load().topology.config.clone();
+        let config = self.routing.load().topology.config.clone();
         for host in &config.httpdns.pre_resolve {
             if host.starts_with('*') {
                 continue;
             }
-            if self.dns.lookup(host, now).refresh_due {
+            if self.httpdns.cache.lookup(host, now).refresh_due {
                 self.request_refresh(host, now);
             }
         }
@@ -119,8 +208,12 @@ impl Inner {
     /// The drain: starts a round for every queued pair of the current network.
     fn refresh_tick(self: &Arc<Self>) {
         let now = self.clock.now_ms();
-        let (network, bypass) = self.dns.network();
-        let rounds = self.refresh.lock().drain(network, bypass.is_some(), now);
+        let (network, bypass) = self.httpdns.cache.network();
+        let rounds = self
+            .httpdns
+            .refresh
+            .lock()
+            .drain(network, bypass.is_some(), now);
         for (round, index) in rounds {
             self.start_query(round, index, None, Vec::new());
         }
@@ -134,9 +227,12 @@ impl Inner {
         stage: Option<Stage>,
         partial: Vec<HostAnswer>,
     ) {
-        let provider = self.refresh.lock().providers().get(index).cloned();
+        let provider = self.httpdns.refresh.lock().providers().get(index).cloned();
         let Some(provider) = provider else {
-            self.refresh.lock().finished(&round.hosts, round.network);
+            self.httpdns
+                .refresh
+                .lock()
+                .finished(&round.hosts, round.network);
             return;
         };
         let stage = stage.unwrap_or_else(|| Stage::first(provider.format));
@@ -145,6 +241,7 @@ impl Inner {
         }
         let wall = self.clock.wall_ms();
         let query = self
+            .httpdns
             .refresh
             .lock()
             .query_for(index, &round.hosts, stage, wall);
@@ -157,7 +254,7 @@ impl Inner {
             self.fail_over(round, self.clock.now_ms());
             return;
         };
-        let timeout = self.state.load().topology.config.thresholds.timeout_ms;
+        let timeout = self.routing.load().topology.config.thresholds.timeout_ms;
         self.start_request(
             RequestKind::HttpDns,
             query.method,
@@ -175,7 +272,8 @@ impl Inner {
 
     /// A query that was not sent (consent missing): its hosts may be queued again.
     pub(super) fn release_query(&self, query: DnsQuery) {
-        self.refresh
+        self.httpdns
+            .refresh
             .lock()
             .finished(&query.round.hosts, query.round.network);
     }
@@ -183,20 +281,21 @@ impl Inner {
     /// Starts `round` (or its per-host pieces) on the next untried provider from a runtime
     /// task; when none is left the hosts are held off until a provider recovers.
     fn fail_over(self: &Arc<Self>, round: Round, now: u64) {
-        let next = self.refresh.lock().pick(&round.tried, now);
+        let next = self.httpdns.refresh.lock().pick(&round.tried, now);
         let Some(index) = next else {
             let n = round.hosts.len();
-            let until = self
-                .refresh
-                .lock()
-                .failed_everywhere(&round.hosts, round.network, now);
+            let until =
+                self.httpdns
+                    .refresh
+                    .lock()
+                    .failed_everywhere(&round.hosts, round.network, now);
             log::warn!(
                 "linekit: httpdns refresh of {n} host(s) failed on every provider; retry after {} ms",
                 until.saturating_sub(now)
             );
             return;
         };
-        let pieces = self.refresh.lock().split_for(round, index);
+        let pieces = self.httpdns.refresh.lock().split_for(round, index);
         for piece in pieces {
             self.later(move |inner| inner.start_query(piece, index, None, Vec::new()));
         }
@@ -212,18 +311,21 @@ impl Inner {
     pub(super) fn finish_httpdns(self: &Arc<Self>, q: DnsQuery, result: TransportResult) {
         let now = self.clock.now_ms();
         let network = q.round.network;
-        let lookup = self.refresh.lock().provider_index(&q.provider);
+        let lookup = self.httpdns.refresh.lock().provider_index(&q.provider);
         let Some(index) = lookup else {
             // The provider left the config meanwhile: the round ends here.
-            self.refresh.lock().finished(&q.round.hosts, network);
+            self.httpdns
+                .refresh
+                .lock()
+                .finished(&q.round.hosts, network);
             return;
         };
         let (format, auth) = {
-            let r = self.refresh.lock();
+            let r = self.httpdns.refresh.lock();
             let p = &r.providers()[index];
             (p.format, p.auth.clone())
         };
-        if self.dns.network().0 != network {
+        if self.httpdns.cache.network().0 != network {
             self.drop_stale(&q);
             return;
         }
@@ -245,9 +347,9 @@ impl Inner {
         drop(body);
         let answers = match (q.stage, parsed) {
             (_, Err(PE::NxDomain)) => {
-                let min_ttl_s = self.state.load().topology.config.httpdns.min_ttl_s;
+                let min_ttl_s = self.routing.load().topology.config.httpdns.min_ttl_s;
                 let until = now.saturating_add(min_ttl_s.saturating_mul(1_000));
-                let mut r = self.refresh.lock();
+                let mut r = self.httpdns.refresh.lock();
                 r.provider_succeeded(index);
                 for h in &q.round.hosts {
                     r.nxdomain(h, network, until, now);
@@ -310,8 +412,8 @@ impl Inner {
         let mut stored: Vec<Arc<str>> = Vec::new();
         let mut missing: Vec<Arc<str>> = Vec::new();
         {
-            let monitor = self.network.lock();
-            if self.dns.network().0 != round.network {
+            let monitor = self.httpdns.network.lock();
+            if self.httpdns.cache.network().0 != round.network {
                 drop(monitor);
                 let q = DnsQuery {
                     round,
@@ -327,7 +429,11 @@ impl Inner {
                     missing.push(host.clone());
                     continue;
                 };
-                match self.dns.insert(round.network, &provider, answer, now, wall) {
+                match self
+                    .httpdns
+                    .cache
+                    .insert(round.network, &provider, answer, now, wall)
+                {
                     Ok(inserted) => {
                         if !inserted.rejected.is_empty() {
                             log::info!(
@@ -353,7 +459,7 @@ impl Inner {
         if !stored.is_empty() {
             self.mark_dirty();
         }
-        let mut r = self.refresh.lock();
+        let mut r = self.httpdns.refresh.lock();
         if stored.is_empty() {
             r.provider_failed(index, now);
         } else {
@@ -379,7 +485,7 @@ impl Inner {
 
     /// A query failed: the provider backs off and the round fails over.
     fn query_failed(self: &Arc<Self>, q: DnsQuery, index: usize, why: &str, now: u64) {
-        self.refresh.lock().provider_failed(index, now);
+        self.httpdns.refresh.lock().provider_failed(index, now);
         log::warn!(
             "linekit: httpdns provider {} failed for {}: {why}",
             q.provider,
@@ -390,7 +496,8 @@ impl Inner {
 
     /// An answer for a network that is no longer current: dropped, round ended.
     fn drop_stale(&self, q: &DnsQuery) {
-        self.refresh
+        self.httpdns
+            .refresh
             .lock()
             .finished(&q.round.hosts, q.round.network);
         log::info!(
@@ -403,7 +510,8 @@ impl Inner {
     /// The current network's records, for state dumps.
     pub(super) fn dns_records(&self) -> Vec<DnsRecordState> {
         let now = self.clock.now_ms();
-        self.dns
+        self.httpdns
+            .cache
             .records()
             .into_iter()
             .map(|(host, r)| DnsRecordState {
@@ -420,7 +528,8 @@ impl Inner {
     /// Provider ids with the milliseconds left of their back-off.
     pub(super) fn provider_backoff(&self) -> Vec<(String, u64)> {
         let now = self.clock.now_ms();
-        self.refresh
+        self.httpdns
+            .refresh
             .lock()
             .providers()
             .iter()

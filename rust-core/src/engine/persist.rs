@@ -1,7 +1,9 @@
-//! The engine's side of persistence (`docs/architecture.md#persistence`): when the state file is read
-//! and written. The format and its checks live in [`crate::store::state`]; what each
+//! The persistence service (`docs/architecture.md#persistence`): when the state file is
+//! read and written. The format and its checks live in [`crate::store::state`]; what each
 //! owner keeps lives next to it ([`crate::line::LinePool::export`],
-//! [`crate::dns::DnsCache::export`]).
+//! [`crate::dns::DnsCache::export`]). The file is behind one lock (rank [`Rank::Store`]),
+//! held for the disk access only: never while a pool or the cache is read or filled.
+//! Nothing in it comes from the config, so publications do not touch it.
 //!
 //! - **Load** is the first task on the runtime, so `build()` and the first requests never
 //!   wait for the disk: until it runs, routing works from the config alone. It restores
@@ -18,11 +20,12 @@
 //!   which rebuilds deadlines from wall-clock receipt time and applies today's address
 //!   policy; records from another boot are dropped (network handles are per boot).
 
+use super::lock_order::{Guard, Rank, Ranked};
+use super::routing::lock_pool;
 use super::Inner;
 use crate::dns::DnsImport;
 use crate::line::Protocol;
 use crate::store::state::{boot_id, PersistedPool, SaveOutcome, StateBody, StateStore};
-use parking_lot::Mutex;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -32,7 +35,7 @@ pub const FLUSH_DELAY_MS: u64 = 2_000;
 
 /// The state file and the bookkeeping around it.
 pub(super) struct Persistence {
-    store: Mutex<StateStore>,
+    store: Ranked<StateStore>,
     dirty: AtomicBool,
     /// A write problem was logged (cleared by the next successful write).
     warned: AtomicBool,
@@ -41,13 +44,13 @@ pub(super) struct Persistence {
 
 impl Persistence {
     /// The state store, locked (no save runs while the guard lives).
-    pub(super) fn lock_store(&self) -> parking_lot::MutexGuard<'_, StateStore> {
+    pub(super) fn lock_store(&self) -> Guard<'_, StateStore> {
         self.store.lock()
     }
 
     pub(super) fn new(dir: &Path) -> Self {
         Persistence {
-            store: Mutex::new(StateStore::new(dir)),
+            store: Ranked::new(Rank::Store, StateStore::new(dir)),
             dirty: AtomicBool::new(false),
             warned: AtomicBool::new(false),
             boot_id: boot_id(),
@@ -82,7 +85,7 @@ impl Inner {
         };
         drop(store);
         let (now, wall) = (self.clock.now_ms(), self.clock.wall_ms());
-        let state = self.state.load();
+        let state = self.routing.load();
         let mut lines = 0;
         for pool in &body.pools {
             let Ok(protocol) = pool.protocol.parse::<Protocol>() else {
@@ -93,11 +96,11 @@ impl Inner {
                 .biz_entry(&pool.biz)
                 .and_then(|b| b.pool(protocol))
             {
-                lines += live.lock().import(&pool.lines, now, wall);
+                lines += lock_pool(live).import(&pool.lines, now, wall);
             }
         }
         let dns = if body.same_boot(p.boot_id.as_deref()) {
-            self.dns.import(&body.dns, now, wall)
+            self.httpdns.cache().import(&body.dns, now, wall)
         } else {
             DnsImport::default()
         };
@@ -159,14 +162,14 @@ impl Inner {
 
     fn export_state(&self, p: &Persistence) -> StateBody {
         let (now, wall) = (self.clock.now_ms(), self.clock.wall_ms());
-        let state = self.state.load();
+        let state = self.routing.load();
         let mut pools = Vec::new();
         for biz in &state.topology.biz {
             for protocol in [Protocol::Http, Protocol::Ws] {
                 let Some(pool) = biz.pool(protocol) else {
                     continue;
                 };
-                let lines = pool.lock().export(now, wall);
+                let lines = lock_pool(pool).export(now, wall);
                 if !lines.is_empty() {
                     pools.push(PersistedPool {
                         biz: biz.name.to_string(),
@@ -181,7 +184,7 @@ impl Inner {
             saved_wall_ms: wall,
             boot_id: p.boot_id.clone(),
             pools,
-            dns: self.dns.export(wall, now),
+            dns: self.httpdns.cache().export(wall, now),
         }
     }
 }

@@ -1,7 +1,13 @@
-//! The remote config channel on the engine's side: offering a document (from
-//! `update_config` or a fetch) through the one acceptance rule
-//! ([`crate::config::accept::check_remote`]), fetching `remote.urls` through the
-//! [`crate::transport::Transport`], and keeping track of where the config came from.
+//! The remote config channel: offering a document (from `update_config` or a fetch)
+//! through the one acceptance rule ([`crate::config::accept::check_remote`]) and
+//! publishing it, fetching `remote.urls` through the [`crate::transport::Transport`],
+//! persisting the last good document, and keeping track of where the config came from.
+//!
+//! **Locks.** The publication lock (rank [`Rank::Update`], the first of the lock order) is
+//! held for a whole offer, from acceptance to the trace event, so two offers cannot both
+//! "win"; start-up takes it for its publication too. The channel's own state (rounds,
+//! ETags, outcomes, expiry; rank [`Rank::Remote`]) is locked briefly and never across a
+//! call out.
 //!
 //! **Rounds.** A round tries the URLs in order and stops at the first that answers with
 //! something usable: a config that applies, `304 Not Modified` (the request carries
@@ -22,12 +28,15 @@
 //! persisted last good config untouched; it is reported with its reason code in the
 //! returned [`ConfigUpdate`], a trace event and the URL's `last_outcome`.
 
+use super::lock_order::{Guard, Rank, Ranked};
 use super::requests::Pending;
-use super::{dns_settings, ConfigUpdate, Inner, LineKit};
+use super::routing::State;
+use super::{ConfigUpdate, Inner, Publication};
 use crate::config::accept::check_remote;
 use crate::config::envelope::Rejection;
 use crate::config::remote::RemoteConfig;
-use crate::config::source::ConfigSource;
+use crate::config::source::{ConfigSource, LastGoodStore};
+use crate::config::Config;
 use crate::runtime::TimerId;
 use crate::trace::reason::ConfigReason;
 use crate::trace::{TraceEvent, TraceKind};
@@ -39,10 +48,75 @@ use std::sync::Arc;
 /// `remote.interval_s`.
 pub const FIRST_RETRY_MS: u64 = 30_000;
 
+/// The remote channel: the publication lock, the fetch state and the last good store.
+pub(super) struct RemoteChannel {
+    /// Serialises publications.
+    update: Ranked<()>,
+    state: Ranked<RemoteState>,
+    /// Where an accepted document is persisted (with a storage directory).
+    last_good: Option<LastGoodStore>,
+    /// Which source the start-up config came from.
+    startup_source: ConfigSource,
+}
+
+impl RemoteChannel {
+    /// A channel with no remote section yet (the first [`Self::apply`] brings it), for a
+    /// start-up config from `source` after skipping `skipped`.
+    pub(super) fn new(
+        source: ConfigSource,
+        skipped: Vec<(ConfigSource, String)>,
+        last_good: Option<LastGoodStore>,
+        seed: u64,
+        now: u64,
+    ) -> Self {
+        RemoteChannel {
+            update: Ranked::new(Rank::Update, ()),
+            state: Ranked::new(Rank::Remote, RemoteState::new(source, skipped, seed, now)),
+            last_good,
+            startup_source: source,
+        }
+    }
+
+    /// Takes the publication lock; [`Inner::publish`] asks for it.
+    pub(super) fn serialise(&self) -> Guard<'_, ()> {
+        self.update.lock()
+    }
+
+    /// Which source the start-up config came from.
+    pub(super) fn startup_source(&self) -> ConfigSource {
+        self.startup_source
+    }
+
+    /// Takes a config coming into force (routing has it already): an accepted document is
+    /// persisted as the last good one (unless `persist` is false: the storage directory was
+    /// cleared) and becomes the source, with a fresh expiry state. Returns whether a first
+    /// fetch round is due: this config brings `remote.urls` to a channel that had none, and
+    /// no round is scheduled or running.
+    pub(super) fn apply(&self, config: &Config, how: &Publication<'_>, persist: bool) -> bool {
+        let store = self.last_good.as_ref().filter(|_| persist);
+        if let (Publication::Accepted(text), Some(store)) = (how, store) {
+            if let Err(e) = store.save(text) {
+                log::warn!("linekit: could not persist the applied config: {e}");
+            }
+        }
+        let has_remote = config.remote.as_ref().is_some_and(|r| !r.urls.is_empty());
+        let mut st = self.state.lock();
+        if let Publication::Accepted(_) = how {
+            st.source = ConfigSource::Remote;
+            st.expired = false;
+        }
+        let first = has_remote && !st.configured && st.timer.is_none() && st.round.is_none();
+        st.configured = has_remote;
+        first
+    }
+}
+
 /// Where the config in force came from and how the fetches went.
-pub(super) struct RemoteState {
+struct RemoteState {
     /// Source of the config in force.
     source: ConfigSource,
+    /// The config in force has `remote.urls`.
+    configured: bool,
     /// Sources skipped at start-up, with why.
     skipped: Vec<(ConfigSource, String)>,
     /// The config in force is past its `expires_at`.
@@ -73,7 +147,7 @@ struct Round {
 }
 
 impl RemoteState {
-    pub(super) fn new(
+    fn new(
         source: ConfigSource,
         skipped: Vec<(ConfigSource, String)>,
         seed: u64,
@@ -81,6 +155,7 @@ impl RemoteState {
     ) -> Self {
         RemoteState {
             source,
+            configured: false,
             skipped,
             expired: false,
             rng: fastrand::Rng::with_seed(seed ^ 0x5eed_c0f1_u64),
@@ -122,7 +197,7 @@ enum Offer {
 
 fn remote_of(inner: &Inner) -> Option<RemoteConfig> {
     inner
-        .state
+        .routing
         .load()
         .topology
         .config
@@ -136,28 +211,38 @@ impl Inner {
         self.clock.wall_ms() / 1_000
     }
 
-    /// Start-up: schedules the first round (once consent allows) and the expiry check.
-    pub(super) fn start_remote(self: &Arc<Self>) {
-        self.resume_remote();
+    /// After a publication: schedules the first round when it is due (`delay_ms` plus up
+    /// to `jitter_s` from now, once consent allows) and arms the expiry check of the config
+    /// now in force.
+    pub(super) fn start_fetching(self: &Arc<Self>, first_round: bool, delay_ms: u64) {
+        if first_round && self.requests.has_transport() && self.consented() {
+            if let Some(remote) = remote_of(self) {
+                let delay = {
+                    let mut st = self.remote.state.lock();
+                    delay_ms + st.jitter(remote.jitter_s.saturating_mul(1_000))
+                };
+                self.schedule_round(delay);
+            }
+        }
         self.watch_expiry();
     }
 
-    /// Schedules a first round (the start-up delay plus jitter) unless one is scheduled or
-    /// running: at start-up, and when consent is granted.
+    /// Consent was granted: schedules a first round (the start-up delay plus jitter) unless
+    /// one is scheduled or running.
     pub(super) fn resume_remote(self: &Arc<Self>) {
-        if self.transport.is_none() || !self.consented() {
+        if !self.requests.has_transport() || !self.consented() {
             return;
         }
         let Some(remote) = remote_of(self) else {
             return;
         };
         let delay = {
-            let mut st = self.remote.lock();
+            let mut st = self.remote.state.lock();
             if st.timer.is_some() || st.round.is_some() {
                 return;
             }
             let startup = self
-                .state
+                .routing
                 .load()
                 .topology
                 .config
@@ -171,7 +256,7 @@ impl Inner {
     /// A fetch of round `round` was not sent (consent missing): the round ends without
     /// counting as a failure; the next one starts when consent is granted.
     pub(super) fn release_round(&self, round: u64) {
-        let mut st = self.remote.lock();
+        let mut st = self.remote.state.lock();
         if st.round.as_ref().is_some_and(|r| r.id == round) {
             st.round = None;
         }
@@ -184,19 +269,21 @@ impl Inner {
     }
 
     fn offer(self: &Arc<Self>, text: &str, url_index: Option<usize>) -> (ConfigUpdate, Offer) {
-        let _serial = self.update_lock.lock();
-        let current = self.state.load();
+        let serial = self.remote.serialise();
+        let current = self.routing.load();
         let version = current.topology.config.version;
         let checked = check_remote(text, &current.topology.config, self.wall_now_s());
         let offer = match checked {
             Ok(accepted) => {
-                match LineKit::make_state(
+                match State::build(
                     Arc::new(accepted.config),
                     self.seed,
                     Some(&current.topology),
                 ) {
                     Ok(state) => {
-                        self.install(state, text);
+                        drop(current);
+                        let first_round = self.publish(&serial, state, Publication::Accepted(text));
+                        self.start_fetching(first_round, 0);
                         Offer::Applied
                     }
                     Err(e) => Offer::Rejected(Rejection::new(ConfigReason::Invalid, e.to_string())),
@@ -207,7 +294,7 @@ impl Inner {
             }
             Err(r) => Offer::Rejected(r),
         };
-        let new_version = self.state.load().topology.config.version;
+        let new_version = self.routing.load().topology.config.version;
         let update = match &offer {
             Offer::Applied => ConfigUpdate {
                 applied: true,
@@ -250,48 +337,15 @@ impl Inner {
     /// Whether `text` is a verified document of version `version` (a server that is up to
     /// date rather than one that rolls back).
     fn same_version(&self, text: &str, version: u64) -> bool {
-        let current = self.state.load();
+        let current = self.routing.load();
         let mut probe = (*current.topology.config).clone();
         probe.version = version.saturating_sub(1);
         check_remote(text, &probe, self.wall_now_s()).is_ok_and(|a| a.config.version == version)
     }
 
-    /// Publishes an accepted config and persists its document as the last good one.
-    fn install(self: &Arc<Self>, state: super::State, text: &str) {
-        self.detect
-            .lock()
-            .set_thresholds(&state.topology.config.thresholds, self.clock.now_ms());
-        let httpdns_config = &state.topology.config.httpdns;
-        self.dns.set_settings(dns_settings(httpdns_config));
-        self.refresh.lock().set_providers(httpdns_config);
-        let had_remote = remote_of(self).is_some();
-        self.state.store(Arc::new(state));
-        if let Some(store) = self.last_good.as_ref().filter(|_| self.may_persist()) {
-            if let Err(e) = store.save(text) {
-                log::warn!("linekit: could not persist the applied config: {e}");
-            }
-        }
-        let schedule_first = {
-            let mut st = self.remote.lock();
-            st.source = ConfigSource::Remote;
-            st.expired = false;
-            !had_remote && st.timer.is_none() && st.round.is_none()
-        };
-        if schedule_first && self.transport.is_some() {
-            if let Some(remote) = remote_of(self) {
-                let delay = {
-                    let mut st = self.remote.lock();
-                    st.jitter(remote.jitter_s.saturating_mul(1_000))
-                };
-                self.schedule_round(delay);
-            }
-        }
-        self.watch_expiry();
-    }
-
     /// Arms the expiry check of the config in force (or reports it expired now).
     fn watch_expiry(self: &Arc<Self>) {
-        let Some(expires_at) = self.state.load().topology.config.expires_at else {
+        let Some(expires_at) = self.routing.load().topology.config.expires_at else {
             return;
         };
         let wall = self.clock.wall_ms();
@@ -302,7 +356,7 @@ impl Inner {
         }
         let task = self.task(|inner| inner.watch_expiry());
         let timer = self.runtime.schedule_in(at_ms - wall, task);
-        let old = std::mem::replace(&mut self.remote.lock().expiry_timer, timer);
+        let old = std::mem::replace(&mut self.remote.state.lock().expiry_timer, timer);
         if let Some(old) = old {
             self.runtime.cancel(old);
         }
@@ -311,7 +365,7 @@ impl Inner {
     /// The config in force passed `expires_at`: keep routing with it, say so, fetch now.
     fn config_expired(self: &Arc<Self>) {
         {
-            let mut st = self.remote.lock();
+            let mut st = self.remote.state.lock();
             if st.expired {
                 return;
             }
@@ -322,7 +376,7 @@ impl Inner {
             reason: Some("config_expired".to_string()),
             detail: Some(format!(
                 "version {} expired; still routing with it",
-                self.state.load().topology.config.version
+                self.routing.load().topology.config.version
             )),
             ..TraceEvent::new(TraceKind::Config, self.clock.now_ms())
         });
@@ -337,7 +391,7 @@ impl Inner {
         };
         let now = self.clock.now_ms();
         let stale = {
-            let st = self.remote.lock();
+            let st = self.remote.state.lock();
             let since = st.last_success_at.unwrap_or(st.started_at);
             st.round.is_none() && now.saturating_sub(since) >= remote.interval_s * 1_000
         };
@@ -348,7 +402,7 @@ impl Inner {
 
     /// Starts a round at once unless one is running. Returns whether one runs now.
     pub(super) fn start_round_now(self: &Arc<Self>) -> bool {
-        if self.transport.is_none()
+        if !self.requests.has_transport()
             || !self.is_open()
             || !self.consented()
             || remote_of(self).is_none()
@@ -356,7 +410,7 @@ impl Inner {
             return false;
         }
         let timer = {
-            let mut st = self.remote.lock();
+            let mut st = self.remote.state.lock();
             if st.round.is_some() {
                 return true;
             }
@@ -371,11 +425,11 @@ impl Inner {
 
     fn schedule_round(self: &Arc<Self>, delay_ms: u64) {
         let task = self.task(|inner| {
-            inner.remote.lock().timer = None;
+            inner.remote.state.lock().timer = None;
             inner.begin_round();
         });
         let timer = self.runtime.schedule_in(delay_ms, task);
-        let old = std::mem::replace(&mut self.remote.lock().timer, timer);
+        let old = std::mem::replace(&mut self.remote.state.lock().timer, timer);
         if let Some(old) = old {
             self.runtime.cancel(old);
         }
@@ -386,7 +440,7 @@ impl Inner {
             return;
         };
         let id = {
-            let mut st = self.remote.lock();
+            let mut st = self.remote.state.lock();
             if st.round.is_some() {
                 return;
             }
@@ -405,7 +459,7 @@ impl Inner {
     /// Starts the fetch of the round's current URL.
     fn fetch_current(self: &Arc<Self>, round: u64, timeout_ms: u64) {
         let (url, index, etag) = {
-            let st = self.remote.lock();
+            let st = self.remote.state.lock();
             let Some(r) = st.round.as_ref().filter(|r| r.id == round) else {
                 return;
             };
@@ -434,7 +488,7 @@ impl Inner {
         result: TransportResult,
     ) {
         let url = {
-            let st = self.remote.lock();
+            let st = self.remote.state.lock();
             match st.round.as_ref() {
                 Some(r) if r.id == round && r.index == index => r.urls[index].clone(),
                 _ => return,
@@ -474,13 +528,21 @@ impl Inner {
                 match offered {
                     Offer::Applied => {
                         if let Some(e) = &etag {
-                            self.remote.lock().etags.insert(url.clone(), e.clone());
+                            self.remote
+                                .state
+                                .lock()
+                                .etags
+                                .insert(url.clone(), e.clone());
                         }
                         ("applied".to_string(), true)
                     }
                     Offer::Unchanged => {
                         if let Some(e) = &etag {
-                            self.remote.lock().etags.insert(url.clone(), e.clone());
+                            self.remote
+                                .state
+                                .lock()
+                                .etags
+                                .insert(url.clone(), e.clone());
                         }
                         ("unchanged".to_string(), true)
                     }
@@ -495,7 +557,7 @@ impl Inner {
             });
         }
         let next = {
-            let mut st = self.remote.lock();
+            let mut st = self.remote.state.lock();
             st.set_outcome(&url, outcome);
             let Some(r) = st.round.as_mut() else {
                 return;
@@ -523,7 +585,7 @@ impl Inner {
         let interval = remote.interval_s.saturating_mul(1_000);
         let jitter = remote.jitter_s.saturating_mul(1_000);
         let delay = {
-            let mut st = self.remote.lock();
+            let mut st = self.remote.state.lock();
             if success {
                 st.failures = 0;
                 st.last_success_at = Some(self.clock.now_ms());
@@ -540,8 +602,8 @@ impl Inner {
 
     /// The `config` object of the state: source, version, expiry and the fetches.
     pub(super) fn config_state_json(&self) -> serde_json::Value {
-        let config = self.state.load().topology.config.clone();
-        let st = self.remote.lock();
+        let config = self.routing.config();
+        let st = self.remote.state.lock();
         serde_json::json!({
             "source": st.source.as_str(),
             "version": config.version,
@@ -559,6 +621,6 @@ impl Inner {
 
     /// Whether the config in force is past its `expires_at`.
     pub(super) fn is_config_expired(&self) -> bool {
-        self.remote.lock().expired
+        self.remote.state.lock().expired
     }
 }

@@ -1,14 +1,18 @@
-//! Requests the engine starts through the [`crate::transport::Transport`]: probes and
-//! HTTPDNS queries. Each gets an id, an entry in the in-flight table and its own deadline
-//! timer; whichever comes first — the transport's completion or the deadline — finishes
-//! it exactly once, and nothing is applied after `close`. Without consent nothing is sent
-//! (module `consent`).
+//! The requests service: what the engine starts through the
+//! [`crate::transport::Transport`] (probes, HTTPDNS queries, config fetches). Each gets an
+//! id, an entry in the in-flight table (rank [`Rank::InFlight`], never held across a call
+//! out) and its own deadline timer; whichever comes first — the transport's completion or
+//! the deadline — finishes it exactly once, inside the engine's callback gate, and nothing
+//! is applied after `close`. The service also owns the consent flag (an atomic, no lock):
+//! without consent nothing is sent (module `consent`).
 
+use super::lock_order::{Rank, Ranked};
 use super::{httpdns, Inner};
 use crate::line::Protocol;
 use crate::runtime::TimerId;
-use crate::transport::{Completion, RequestKind, TransportRequest, TransportResult};
-use std::sync::atomic::Ordering;
+use crate::transport::{Completion, RequestKind, Transport, TransportRequest, TransportResult};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 
 /// A request the engine started and is waiting for.
@@ -28,9 +32,63 @@ pub(super) enum Pending {
 }
 
 #[derive(Debug)]
-pub(super) struct InFlight {
+struct InFlight {
     pending: Pending,
     deadline: Option<TimerId>,
+}
+
+/// The transport, the requests started through it and whether any may be sent.
+pub(super) struct Requests {
+    /// None: the engine never reaches the network (no probes, HTTPDNS or fetches).
+    transport: Option<Arc<dyn Transport>>,
+    inflight: Ranked<HashMap<u64, InFlight>>,
+    next_id: AtomicU64,
+    /// Whether the engine may send its own requests (module `consent`).
+    consent: AtomicBool,
+}
+
+impl Requests {
+    /// Requests through `transport`, consented from the start or not.
+    pub(super) fn new(transport: Option<Arc<dyn Transport>>, consented: bool) -> Self {
+        Requests {
+            transport,
+            inflight: Ranked::new(Rank::InFlight, HashMap::new()),
+            next_id: AtomicU64::new(1),
+            consent: AtomicBool::new(consented),
+        }
+    }
+
+    /// Whether own requests may be sent now.
+    #[inline]
+    pub(super) fn consented(&self) -> bool {
+        self.consent.load(Ordering::Acquire)
+    }
+
+    /// Grants (`true`) or withdraws consent; returns whether it was granted before.
+    pub(super) fn set_consent(&self, granted: bool) -> bool {
+        self.consent.swap(granted, Ordering::AcqRel)
+    }
+
+    /// Whether the engine has a transport (without one it never starts a request).
+    #[inline]
+    pub(super) fn has_transport(&self) -> bool {
+        self.transport.is_some()
+    }
+
+    /// Requests started and not finished yet.
+    pub(super) fn in_flight(&self) -> usize {
+        self.inflight.lock().len()
+    }
+
+    /// Forgets every request in flight and asks the transport to cancel them (`close`).
+    pub(super) fn cancel_all(&self) {
+        let cancelled: Vec<u64> = self.inflight.lock().drain().map(|(id, _)| id).collect();
+        if let Some(transport) = &self.transport {
+            for id in cancelled {
+                transport.cancel(id);
+            }
+        }
+    }
 }
 
 impl Inner {
@@ -44,14 +102,14 @@ impl Inner {
         timeout_ms: u64,
         pending: Pending,
     ) {
-        let Some(transport) = self.transport.clone() else {
+        let Some(transport) = self.requests.transport.clone() else {
             return;
         };
         if !self.consented() {
             self.release_unsent(pending);
             return;
         }
-        let id = self.next_request_id.fetch_add(1, Ordering::Relaxed);
+        let id = self.requests.next_id.fetch_add(1, Ordering::Relaxed);
         let weak = Arc::downgrade(self);
         let deadline = self.runtime.schedule_in(
             timeout_ms,
@@ -63,13 +121,14 @@ impl Inner {
                         id,
                         TransportResult::Failed(crate::transport::TransportError::Timeout),
                     );
-                    if let Some(t) = &inner.transport {
+                    if let Some(t) = &inner.requests.transport {
                         t.cancel(id);
                     }
                 }
             }),
         );
-        self.inflight
+        self.requests
+            .inflight
             .lock()
             .insert(id, InFlight { pending, deadline });
         let weak: Weak<Inner> = Arc::downgrade(self);
@@ -90,13 +149,14 @@ impl Inner {
         );
     }
 
-    /// A request finished (answer, error or deadline): applies its result once.
+    /// A request finished (answer, error or deadline): applies its result once, inside
+    /// the gate.
     pub(super) fn finish(self: &Arc<Self>, id: u64, result: TransportResult) {
-        let open = self.open.read();
-        if !*open {
+        let Some(_inside) = self.gate.enter() else {
             return;
-        }
-        let Some(flight) = self.inflight.lock().remove(&id) else {
+        };
+        let flight = self.requests.inflight.lock().remove(&id);
+        let Some(flight) = flight else {
             return;
         };
         if let Some(timer) = flight.deadline {

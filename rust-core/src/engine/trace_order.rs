@@ -1,27 +1,64 @@
-//! The engine's side of tracing: stamping each event with the install and its position
-//! (`seq`), keeping `at_ms` non-decreasing in delivery order, and the events that are not
-//! routing decisions (start, breaker transitions, network changes, the kill switch).
+//! The tracing service: stamping each event with the install and its position (`seq`),
+//! keeping `at_ms` non-decreasing in delivery order, delivering it to the sink, and the
+//! events that are not routing decisions (start, breaker transitions, network changes, the
+//! kill switch).
 //!
-//! Events are stamped and handed to the sink under one short lock, so the sink receives
-//! them in `seq` order and a file written in that order is a valid trace (see
+//! Events are stamped and handed to the sink under one short lock (rank [`Rank::Trace`],
+//! the last of the lock order: the sink must not call back into the engine), so the sink
+//! receives them in `seq` order and a file written in that order is a valid trace (see
 //! `docs/trace-format.md`). Two threads may read the clock in one order and emit in the
 //! other; the later-delivered event then carries the earlier event's time (a difference
-//! of at most the time between reading the clock and emitting).
+//! of at most the time between reading the clock and emitting). Emission happens inside
+//! the engine's callback gate, so none follows [`super::LineKit::close`].
 
+use super::lock_order::{Rank, Ranked};
+use super::routing::State;
 use super::Inner;
 use crate::line::{Breaker, BreakerState, Protocol};
-use crate::trace::{TraceEvent, TraceKind, TraceNetwork};
+use crate::trace::{TraceEvent, TraceKind, TraceNetwork, TraceSink};
+use std::sync::Arc;
+
+/// The sink and the order of the events it receives.
+pub(super) struct Tracer {
+    sink: Arc<dyn TraceSink>,
+    order: Ranked<TraceOrder>,
+    /// Record every window (ignore `trace.sample_rate`).
+    trace_all: bool,
+}
+
+impl Tracer {
+    pub(super) fn new(sink: Arc<dyn TraceSink>, seed: u64, trace_all: bool) -> Self {
+        Tracer {
+            sink,
+            order: Ranked::new(Rank::Trace, TraceOrder::new(seed)),
+            trace_all,
+        }
+    }
+
+    /// Whether events at `now` are recorded (this install's window is sampled).
+    #[inline]
+    pub(super) fn sampled(&self, state: &State, now: u64) -> bool {
+        self.trace_all || state.sampler.sample(now)
+    }
+
+    /// Stamps and delivers an event (the caller is inside the gate).
+    fn deliver(&self, mut event: TraceEvent) {
+        let mut order = self.order.lock();
+        order.stamp(&mut event);
+        self.sink.emit(&event);
+    }
+}
 
 /// Sequence and time stamping of one engine's events.
 #[derive(Debug)]
-pub(super) struct TraceOrder {
+struct TraceOrder {
     install: String,
     next_seq: u64,
     last_at: u64,
 }
 
 impl TraceOrder {
-    pub(super) fn new(seed: u64) -> Self {
+    fn new(seed: u64) -> Self {
         TraceOrder {
             install: format!("{seed:016x}"),
             next_seq: 0,
@@ -30,7 +67,7 @@ impl TraceOrder {
     }
 
     /// Sets `install`, `seq` and a non-decreasing `at_ms` on `e`.
-    pub(super) fn stamp(&mut self, e: &mut TraceEvent) {
+    fn stamp(&mut self, e: &mut TraceEvent) {
         e.install.clone_from(&self.install);
         e.seq = self.next_seq;
         self.next_seq += 1;
@@ -77,9 +114,23 @@ impl BreakerChange {
 }
 
 impl Inner {
+    /// Emits a trace event unless the engine is closed; the sink runs inside the gate, so
+    /// `close` waits for it.
+    pub(super) fn emit(&self, event: TraceEvent) {
+        if let Some(_inside) = self.gate.enter() {
+            self.tracer.deliver(event);
+        }
+    }
+
+    /// Whether events at `now` are recorded under `state`.
+    #[inline]
+    pub(super) fn sampled(&self, state: &State, now: u64) -> bool {
+        self.tracer.sampled(state, now)
+    }
+
     /// The first event of a recording: the engine started with this config version.
     pub(super) fn emit_start(&self, now: u64) {
-        let state = self.state.load();
+        let state = self.routing.load();
         if self.sampled(&state, now) {
             self.emit(TraceEvent {
                 config_version: Some(state.topology.config.version),
@@ -91,7 +142,7 @@ impl Inner {
     /// The platform reported `network`.
     pub(super) fn emit_network(&self, network: &crate::net::NetworkState) {
         let now = self.clock.now_ms();
-        if self.sampled(&self.state.load(), now) {
+        if self.sampled(&self.routing.load(), now) {
             self.emit(TraceEvent {
                 network: Some(TraceNetwork {
                     handle: network.handle,
@@ -109,7 +160,7 @@ impl Inner {
     /// The runtime kill switch was set to `on`.
     pub(super) fn emit_downgrade(&self, on: bool) {
         let now = self.clock.now_ms();
-        if self.sampled(&self.state.load(), now) {
+        if self.sampled(&self.routing.load(), now) {
             self.emit(TraceEvent {
                 downgrade: on,
                 ..TraceEvent::new(TraceKind::Downgrade, now)
