@@ -18,7 +18,7 @@
 //! ([`linekit_core::engine::RouteDecision::url`]) into a one-element `String[]`.
 //!
 //! `report` takes a [`ReportHead`] (the answer's line code, the outcome or status) and the
-//! attempt's times, and answers a [`Verdict`]: the outcome recorded and whether it is a
+//! attempt's times, and answers a [`ReportAnswer`]: the outcome recorded and whether it is a
 //! line fault (the core's rule), which is what the interceptor's in-call failover asks.
 //! `records` ([`crate::record_layout::layout_lines`]) and `vocabulary`
 //! ([`vocabulary_text`]) hand every record layout and wire enum of the library to the JVM,
@@ -33,8 +33,8 @@
 
 use crate::fast_codes::{self, Coded, Codes};
 use crate::jni_records::{
-    ReportHead, RouteAnswer, RouteQuery, Verdict, CODES_HEAD, EXCLUDED_LINES, LINE_ENTRY, RECORDS,
-    ROUTE_HEADERS, TARGET_ENTRY,
+    ReportAnswer, ReportHead, RouteAnswer, RouteQuery, CODES_HEAD, EXCLUDED_LINES, LINE_ENTRY,
+    RECORDS, ROUTE_HEADERS, TARGET_ENTRY,
 };
 use jni::objects::{JObjectArray, JString};
 use jni::sys::{jint, jlong, jobjectArray, jsize, jstring};
@@ -213,7 +213,7 @@ pub fn report_head(
     head: ReportHead,
     times: [i64; 5],
     version: Option<&str>,
-) -> Result<Verdict, &'static str> {
+) -> Result<ReportAnswer, &'static str> {
     let status = (head.has_status == 1).then_some(head.status as u16);
     let outcome = match (head.outcome, status) {
         (0, Some(s)) => Outcome::from_status(s),
@@ -245,7 +245,7 @@ pub fn report_head(
                 version,
             });
         });
-    Ok(Verdict {
+    Ok(ReportAnswer {
         outcome: u64::from(outcome.code()),
         line_fault: u64::from(outcome.is_line_fault(status)),
     })
@@ -546,7 +546,7 @@ jni_export! {
 
 jni_export! {
     /// `static native int report(long handle, long head, long costMs, long dnsMs,
-    /// long connectMs, long tlsMs, long ttfbMs, String version)`: a [`Verdict`]. `head` is
+    /// long connectMs, long tlsMs, long ttfbMs, String version)`: a [`ReportAnswer`]. `head` is
     /// a [`ReportHead`]; negative times mean "not measured"; `version` is the response's
     /// `version_header` value (or null).
     #[allow(clippy::too_many_arguments)]

@@ -83,7 +83,7 @@ bit_record! {
 
 bit_record! {
     /// The answer of `report`.
-    pub struct Verdict: Int, written by Rust {
+    pub struct ReportAnswer: Int, written by Rust {
         /// The code of the outcome the core recorded (`AttemptOutcome`).
         outcome: 6,
         /// 1: the outcome is a line fault (the core's rule), so the call may move.
@@ -237,7 +237,7 @@ pub const RECORDS: Records = Records {
         RouteQuery::LAYOUT,
         RouteAnswer::LAYOUT,
         ReportHead::LAYOUT,
-        Verdict::LAYOUT,
+        ReportAnswer::LAYOUT,
         ConnectResult::LAYOUT,
     ],
     bytes: &[LOOKUP_ANSWER],
@@ -259,7 +259,7 @@ mod tests {
             1usize << f.bits
         };
         assert!(Reason::ALL.len() <= width(&RouteAnswer::LAYOUT, "reason"));
-        assert!(Outcome::ALL.len() <= width(&Verdict::LAYOUT, "outcome"));
+        assert!(Outcome::ALL.len() <= width(&ReportAnswer::LAYOUT, "outcome"));
         assert!(Outcome::ALL.len() < width(&ReportHead::LAYOUT, "outcome"));
         assert!(ConnectError::ALL.len() <= width(&ConnectResult::LAYOUT, "error"));
         assert!(crate::fast_codes::METHODS.len() < width(&RouteQuery::LAYOUT, "method"));

@@ -85,7 +85,7 @@ fn bit_record(r: &BitRecord) -> (String, String) {
     let word = if long { "Long" } else { "Int" };
     let l = if long { "L" } else { "" };
     let doc = format!(
-        "{}\nOne `{}`, {}; fields from bit 0 up (`docs/jni-records.md`).",
+        "{}\n\nOne `{}`, {}; fields from bit 0 up (`docs/jni-records.md`).",
         r.doc.trim(),
         r.word.java(),
         r.writer.direction()
@@ -140,7 +140,7 @@ fn bit_record(r: &BitRecord) -> (String, String) {
 
 fn byte_record(r: &ByteRecord) -> (String, String) {
     let doc = format!(
-        "{}\nA `byte[]`, {}: big-endian head fields, then entries of one length byte and that many bytes (`docs/jni-records.md`).\nAn entry: {}",
+        "{}\n\nA `byte[]`, {}: big-endian head fields, then entries of one length byte and that many bytes (`docs/jni-records.md`).\nAn entry: {}",
         r.doc.trim(),
         r.writer.direction(),
         r.entry_doc.trim()
@@ -201,7 +201,7 @@ fn byte_record(r: &ByteRecord) -> (String, String) {
 
 fn text_record(r: &TextRecord) -> (String, String) {
     let doc = format!(
-        "{}\nConsecutive elements of a `String[]`, {} (null for none; numbers in decimal; `docs/jni-records.md`).",
+        "{}\n\nConsecutive elements of a `String[]`, {} (null for none; numbers in decimal; `docs/jni-records.md`).",
         r.doc.trim(),
         r.writer.direction()
     );
@@ -227,7 +227,7 @@ fn text_record(r: &TextRecord) -> (String, String) {
 
 fn list_record(r: &ListRecord) -> (String, String) {
     let doc = format!(
-        "{}\nOne `String`, {}: every part of every item is followed by the separator except the last (`docs/jni-records.md`).",
+        "{}\n\nOne `String`, {}: every part of every item is followed by the separator except the last (`docs/jni-records.md`).",
         r.doc.trim(),
         r.writer.direction()
     );
@@ -474,8 +474,8 @@ mod tests {
         );
         let (_, verdict) = kotlin_sources()
             .into_iter()
-            .find(|(p, _)| p.ends_with("/Verdict.kt"))
-            .expect("Verdict");
+            .find(|(p, _)| p.ends_with("/ReportAnswer.kt"))
+            .expect("ReportAnswer");
         assert!(
             verdict.contains("fun lineFault(word: Int): Boolean = ((word ushr 6) and 1) != 0"),
             "{verdict}"
