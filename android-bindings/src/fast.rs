@@ -9,8 +9,8 @@
 //! [`RouteAnswer`] `long`: the reason, the limits that govern the call, whether the URL
 //! stays byte for byte, and codes for the line entry and the target entry
 //! ([`crate::fast_codes`]), whose strings Kotlin fetches once per code with `codes`.
-//! The URL is read with `GetStringRegion` into a stack buffer, so a route allocates
-//! nothing on either side once its codes are known. `max_retries` is 0 when the core's
+//! The URL is read with `GetStringRegion` into a stack buffer, so once its codes are known
+//! a route allocates nothing here (`tests/route_answer_alloc.rs`). `max_retries` is 0 when the core's
 //! replay rule ([`linekit_core::line::replay`]) forbids sending the request again; the
 //! request's headers are read by the core's one header rule
 //! ([`linekit_core::line::headers::LineHeaders::parse`], first occurrence wins). The
