@@ -44,7 +44,6 @@ pub mod fast_dns;
 pub mod jni_records;
 pub mod kotlin_records;
 pub mod kotlin_vocabulary;
-pub mod legacy_fast;
 mod native;
 pub mod record_layout;
 mod records;

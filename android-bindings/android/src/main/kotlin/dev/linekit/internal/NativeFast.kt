@@ -65,14 +65,6 @@ internal object NativeFast {
     @JvmStatic
     external fun vocabulary(): String
 
-    /** TEMPORARY (one JMH run): the previous packed-string route. */
-    @JvmStatic
-    external fun routePacked(handle: Long, url: String, method: String, routeHeaders: String?, ws: Boolean, oneShotBody: Boolean, exclude: String?): String
-
-    /** TEMPORARY (one JMH run): the previous string report. */
-    @JvmStatic
-    external fun reportStrings(handle: Long, biz: String?, line: String?, ws: Boolean, outcome: Int, status: Int, costMs: Long, dnsMs: Long, connectMs: Long, tlsMs: Long, ttfbMs: Long, version: String?): Int
-
     /** Drops the engine reference behind [handle]; called exactly once. */
     @JvmStatic
     external fun release(handle: Long)
