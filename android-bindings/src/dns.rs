@@ -51,7 +51,7 @@ pub fn pack_lookup(l: &Lookup, keep_ms: u32) -> Option<Vec<u8>> {
     if l.source == Source::System || l.addrs.is_empty() {
         return None;
     }
-    let mut out = Vec::with_capacity(LOOKUP_ANSWER.head_len() + l.addrs.len() * 17);
+    let mut out = Vec::with_capacity(LOOKUP_ANSWER.total_width() as usize + l.addrs.len() * 17);
     LOOKUP_ANSWER.write_head(&[u64::from(keep_ms)], &mut out);
     for ip in l.addrs.iter() {
         LOOKUP_ANSWER.write_entry(ip_bytes(ip).as_slice(), &mut out);

@@ -183,19 +183,12 @@ pub fn route_answer(
         .map(|h| ROUTE_HEADERS.items(h).map(|i| (i[0], i[1])).collect())
         .unwrap_or_default();
     let private = LineHeaders::parse(&pairs);
-    let req = RouteRequest {
-        url,
-        method,
-        biz: private.biz,
-        keep_original: private.keep_original,
-        fixed_host: private.fixed_host,
-        protocol: if query.ws == 1 {
-            Protocol::Ws
-        } else {
-            Protocol::Http
-        },
-        exclude: &ids,
+    let protocol = if query.ws == 1 {
+        Protocol::Ws
+    } else {
+        Protocol::Http
     };
+    let req = RouteRequest::with_headers(url, method, &private, protocol, &ids);
     let (mut max_retries, buffer_body_max_bytes) = limits(handle);
     if !replay::replayable(method, private.idempotency_key, query.one_shot_body == 1) {
         max_retries = 0;

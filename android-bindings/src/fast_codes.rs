@@ -7,7 +7,7 @@
 //!
 //! **Answers.** A route answer's strings come from a handful of sets: the business line,
 //! line id, version header and body limit of a line ([`LineEntry`]), and the line's
-//! origin and path prefix ([`TargetEntry`]). Each engine handle keeps a [`Codes`] table
+//! origin and path prefix ([`target_entry`]). Each engine handle keeps a [`Codes`] table
 //! that gives every distinct entry a code (its position plus one; 0 means none), so the
 //! answer is one `long` and Kotlin fetches the strings of a code once (`codes()`), then
 //! reuses the same `String` and parsed origin objects for every later answer.
@@ -24,7 +24,6 @@
 //! entry copies the generation under a mutex (rare: once per entry).
 
 use arc_swap::ArcSwap;
-use linekit_core::line::endpoint::Scheme;
 use linekit_core::line::router::{RouteDecision, Target};
 use parking_lot::Mutex;
 use std::sync::Arc;
@@ -100,45 +99,30 @@ impl LineEntry {
     }
 }
 
-/// The parts of a route answer's target code.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TargetEntry {
-    /// Final scheme.
-    pub scheme: Scheme,
-    /// Host name or IP literal (IPv6 without brackets).
-    pub host: Arc<str>,
-    /// Explicit port.
-    pub port: Option<u16>,
-    /// Path prefix.
-    pub path_prefix: Option<Arc<str>>,
+/// A route answer's target entry: the decision's [`Target`] without where the request's
+/// path starts (`rest_at` 0), which is the request's own.
+pub fn target_entry(t: &Target) -> Target {
+    Target {
+        rest_at: 0,
+        ..t.clone()
+    }
 }
 
-impl TargetEntry {
-    /// The entry of target `t` (everything but where the request's path starts).
-    pub fn of(t: &Target) -> TargetEntry {
-        TargetEntry {
-            scheme: t.scheme,
-            host: t.host.clone(),
-            port: t.port,
-            path_prefix: t.path_prefix.clone(),
-        }
-    }
+fn target_hash(t: &Target) -> u64 {
+    Fx::default()
+        .number(t.scheme as u64)
+        .text(Some(&t.host))
+        .number(t.port.map_or(u64::MAX, u64::from))
+        .text(t.path_prefix.as_deref())
+        .finish()
+}
 
-    fn hash(t: &Target) -> u64 {
-        Fx::default()
-            .number(t.scheme as u64)
-            .text(Some(&t.host))
-            .number(t.port.map_or(u64::MAX, u64::from))
-            .text(t.path_prefix.as_deref())
-            .finish()
-    }
-
-    fn matches(&self, t: &Target) -> bool {
-        self.scheme == t.scheme
-            && (Arc::ptr_eq(&self.host, &t.host) || self.host == t.host)
-            && self.port == t.port
-            && same(&self.path_prefix, &t.path_prefix)
-    }
+/// Whether the target entry `entry` is `t`'s.
+fn same_target(entry: &Target, t: &Target) -> bool {
+    entry.scheme == t.scheme
+        && (Arc::ptr_eq(&entry.host, &t.host) || entry.host == t.host)
+        && entry.port == t.port
+        && same(&entry.path_prefix, &t.path_prefix)
 }
 
 /// Equal strings (the same allocation is checked first).
@@ -250,7 +234,7 @@ impl<E> Table<E> {
 struct Generation {
     number: u8,
     lines: Table<LineEntry>,
-    targets: Table<TargetEntry>,
+    targets: Table<Target>,
 }
 
 impl Generation {
@@ -268,7 +252,7 @@ impl Generation {
             Some(h) => self.lines.find(h, |e| e.matches(d, limit)),
         };
         let target = match (&d.target, hashes.target) {
-            (Some(t), Some(h)) => self.targets.find(h, |e| e.matches(t)),
+            (Some(t), Some(h)) => self.targets.find(h, |e| same_target(e, t)),
             _ => Some(0),
         };
         (line, target)
@@ -318,8 +302,8 @@ pub struct Entries<'a> {
     pub lines: &'a [LineEntry],
     /// Code of `targets[0]`, minus one.
     pub target_from: usize,
-    /// Target entries.
-    pub targets: &'a [TargetEntry],
+    /// Target entries ([`target_entry`]).
+    pub targets: &'a [Target],
 }
 
 /// The code table of one engine handle (see the module docs).
@@ -347,7 +331,7 @@ impl Codes {
     pub fn encode(&self, d: &RouteDecision, limit: u64) -> Coded {
         let hashes = Hashes {
             line: (d.biz.is_some() || d.line.is_some()).then(|| LineEntry::hash(d, limit)),
-            target: d.target.as_ref().map(TargetEntry::hash),
+            target: d.target.as_ref().map(target_hash),
         };
         let generations = self.generations.load();
         let g = &generations.current;
@@ -383,7 +367,7 @@ impl Codes {
             next.lines.insert(hashes.line.unwrap_or_default(), entry)
         });
         let target = target.unwrap_or_else(|| {
-            let entry = TargetEntry::of(d.target.as_ref().expect("a target hash has a target"));
+            let entry = target_entry(d.target.as_ref().expect("a target hash has a target"));
             next.targets
                 .insert(hashes.target.unwrap_or_default(), entry)
         });
@@ -444,7 +428,7 @@ impl Codes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use linekit_core::line::Protocol;
+    use linekit_core::line::{Protocol, Scheme};
     use linekit_core::trace::Reason;
 
     fn decision(biz: Option<&str>, line: Option<&str>, host: Option<&str>) -> RouteDecision {

@@ -18,9 +18,7 @@
 //! engine handle, and Kotlin fetches the strings of a code it has not seen yet once, with
 //! `codes()` ([`CODES_HEAD`], [`LINE_ENTRY`], [`TARGET_ENTRY`]).
 
-use crate::record_layout::{
-    bit_record, ByteField, ByteRecord, ListRecord, Records, Text, TextField, TextRecord, Writer,
-};
+use crate::record_layout::{bit_record, Field, Record, Shape, Writer};
 
 bit_record! {
     /// What `route` is asked besides the URL (`route`'s `query` argument).
@@ -106,144 +104,125 @@ bit_record! {
 }
 
 /// The answer of `lookup` (`null` instead when the caller must use the system resolver).
-pub const LOOKUP_ANSWER: ByteRecord = ByteRecord {
+pub const LOOKUP_ANSWER: Record = Record {
     name: "LookupAnswer",
+    shape: Shape::Bytes {
+        entry: "one address: its 4 (IPv4) or 16 (IPv6) raw bytes.",
+    },
     writer: Writer::Rust,
     doc: "The addresses the core answers for a host, in connect order.",
-    head: &[ByteField {
-        name: "keep_ms",
-        bytes: 4,
-        doc: "How many milliseconds the answer may be kept (0: ask again next time).",
-    }],
-    entry_doc: "One address: its 4 (IPv4) or 16 (IPv6) raw bytes.",
+    fields: &[Field::unsigned(
+        "keep_ms",
+        4,
+        "How many milliseconds the answer may be kept (0: ask again next time).",
+    )],
 };
 
 /// The head of `codes()`'s answer.
-pub const CODES_HEAD: TextRecord = TextRecord {
+pub const CODES_HEAD: Record = Record {
     name: "CodesHead",
+    shape: Shape::Texts,
     writer: Writer::Rust,
     doc: "The head of the answer of `codes()`: the answer is this head, then `lines` \
           `LineEntry` groups, then `targets` `TargetEntry` groups.",
     fields: &[
-        TextField {
-            name: "generation",
-            kind: Text::Number,
-            doc: "The code table generation the entries belong to (the current one).",
-        },
-        TextField {
-            name: "line_from",
-            kind: Text::Number,
-            doc: "The code of the first line entry that follows, minus one.",
-        },
-        TextField {
-            name: "lines",
-            kind: Text::Number,
-            doc: "How many line entries follow.",
-        },
-        TextField {
-            name: "target_from",
-            kind: Text::Number,
-            doc: "The code of the first target entry that follows, minus one.",
-        },
-        TextField {
-            name: "targets",
-            kind: Text::Number,
-            doc: "How many target entries follow the line entries.",
-        },
+        Field::number(
+            "generation",
+            "The code table generation the entries belong to (the current one).",
+        ),
+        Field::number(
+            "line_from",
+            "The code of the first line entry that follows, minus one.",
+        ),
+        Field::number("lines", "How many line entries follow."),
+        Field::number(
+            "target_from",
+            "The code of the first target entry that follows, minus one.",
+        ),
+        Field::number(
+            "targets",
+            "How many target entries follow the line entries.",
+        ),
     ],
 };
 
 /// The strings a route answer's line code stands for.
-pub const LINE_ENTRY: TextRecord = TextRecord {
+pub const LINE_ENTRY: Record = Record {
     name: "LineEntry",
+    shape: Shape::Texts,
     writer: Writer::Rust,
     doc: "The strings a route answer's `line` code stands for.",
     fields: &[
-        TextField {
-            name: "biz",
-            kind: Text::Str,
-            doc: "The business line owning the request, if any.",
-        },
-        TextField {
-            name: "line",
-            kind: Text::Str,
-            doc: "The chosen line's id, if the request was put on a line.",
-        },
-        TextField {
-            name: "version_header",
-            kind: Text::Str,
-            doc: "The response header whose value belongs in the attempt's report, if any.",
-        },
-        TextField {
-            name: "buffer_body_max_bytes",
-            kind: Text::Number,
-            doc: "`thresholds.buffer_body_max_bytes` of the config that routed.",
-        },
+        Field::text("biz", "The business line owning the request, if any."),
+        Field::text(
+            "line",
+            "The chosen line's id, if the request was put on a line.",
+        ),
+        Field::text(
+            "version_header",
+            "The response header whose value belongs in the attempt's report, if any.",
+        ),
+        Field::number(
+            "buffer_body_max_bytes",
+            "`thresholds.buffer_body_max_bytes` of the config that routed.",
+        ),
     ],
 };
 
 /// Where a route answer's target code sends the request.
-pub const TARGET_ENTRY: TextRecord = TextRecord {
+pub const TARGET_ENTRY: Record = Record {
     name: "TargetEntry",
+    shape: Shape::Texts,
     writer: Writer::Rust,
     doc: "Where a route answer's `target` code sends the request: the parts of the final \
           URL that differ from the request's (its path, query and fragment stay).",
     fields: &[
-        TextField {
-            name: "scheme",
-            kind: Text::Str,
-            doc: "`http`, `https`, `ws` or `wss` (the request's family, the line's security).",
-        },
-        TextField {
-            name: "host",
-            kind: Text::Str,
-            doc: "Host name or IP literal (IPv6 without brackets).",
-        },
-        TextField {
-            name: "port",
-            kind: Text::Number,
-            doc: "Explicit port; null for the scheme's default.",
-        },
-        TextField {
-            name: "path_prefix",
-            kind: Text::Str,
-            doc: "A converged host's path prefix, put before the request's path; null for none.",
-        },
+        Field::text(
+            "scheme",
+            "`http`, `https`, `ws` or `wss` (the request's family, the line's security).",
+        ),
+        Field::text("host", "Host name or IP literal (IPv6 without brackets)."),
+        Field::number("port", "Explicit port; null for the scheme's default."),
+        Field::text(
+            "path_prefix",
+            "A converged host's path prefix, put before the request's path; null for none.",
+        ),
     ],
 };
 
 /// The request headers `route` reads.
-pub const ROUTE_HEADERS: ListRecord = ListRecord {
+pub const ROUTE_HEADERS: Record = Record {
     name: "RouteHeaders",
+    shape: Shape::List { separator: '\n' },
     writer: Writer::Kotlin,
     doc: "The request's `X-Line-*` and idempotency-key headers, in order (`route`'s \
           `headers` argument; null for none). The core reads them with its one header rule.",
-    separator: '\n',
-    parts: &["name", "value"],
+    fields: &[Field::text("name", ""), Field::text("value", "")],
 };
 
 /// The lines a call already tried.
-pub const EXCLUDED_LINES: ListRecord = ListRecord {
+pub const EXCLUDED_LINES: Record = Record {
     name: "ExcludedLines",
+    shape: Shape::List { separator: '\n' },
     writer: Writer::Kotlin,
     doc: "Line ids this call already tried (`route`'s `exclude` argument; null for none).",
-    separator: '\n',
-    parts: &["line"],
+    fields: &[Field::text("line", "")],
 };
 
 /// Every record of the JNI path.
-pub const RECORDS: Records = Records {
-    bits: &[
-        RouteQuery::LAYOUT,
-        RouteAnswer::LAYOUT,
-        ReportHead::LAYOUT,
-        ReportAnswer::LAYOUT,
-        ConnectResult::LAYOUT,
-    ],
-    bytes: &[LOOKUP_ANSWER],
-    texts: &[CODES_HEAD, LINE_ENTRY, TARGET_ENTRY],
-    lists: &[ROUTE_HEADERS, EXCLUDED_LINES],
-};
+pub const RECORDS: [Record; 11] = [
+    RouteQuery::LAYOUT,
+    RouteAnswer::LAYOUT,
+    ReportHead::LAYOUT,
+    ReportAnswer::LAYOUT,
+    ConnectResult::LAYOUT,
+    LOOKUP_ANSWER,
+    CODES_HEAD,
+    LINE_ENTRY,
+    TARGET_ENTRY,
+    ROUTE_HEADERS,
+    EXCLUDED_LINES,
+];
 
 #[cfg(test)]
 mod tests {
@@ -254,9 +233,9 @@ mod tests {
 
     #[test]
     fn codes_fit_their_fields() {
-        let width = |r: &crate::record_layout::BitRecord, name: &str| {
+        let width = |r: &Record, name: &str| {
             let f = r.fields.iter().find(|f| f.name == name).expect("field");
-            1usize << f.bits
+            1usize << f.width
         };
         assert!(Reason::ALL.len() <= width(&RouteAnswer::LAYOUT, "reason"));
         assert!(Outcome::ALL.len() <= width(&ReportAnswer::LAYOUT, "outcome"));
@@ -275,16 +254,15 @@ mod tests {
 
     #[test]
     fn every_record_has_a_unique_name_and_documented_fields() {
-        let mut names: Vec<&str> = RECORDS.bits.iter().map(|r| r.name).collect();
-        names.extend(RECORDS.bytes.iter().map(|r| r.name));
-        names.extend(RECORDS.texts.iter().map(|r| r.name));
-        names.extend(RECORDS.lists.iter().map(|r| r.name));
-        let count = names.len();
+        let mut names: Vec<&str> = RECORDS.iter().map(|r| r.name).collect();
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), count, "{names:?}");
-        for r in RECORDS.bits {
+        assert_eq!(names.len(), RECORDS.len(), "{names:?}");
+        for r in &RECORDS {
             assert!(!r.doc.trim().is_empty(), "{}", r.name);
+            if matches!(r.shape, Shape::List { .. }) {
+                continue; // the record's doc names its parts
+            }
             for f in r.fields {
                 assert!(!f.doc.trim().is_empty(), "{}.{}", r.name, f.name);
             }

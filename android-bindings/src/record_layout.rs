@@ -2,22 +2,23 @@
 //! Rust encoder, the generated Kotlin encoder/decoder, the generated format document and
 //! the JVM drift test all read the same declaration.
 //!
-//! Three shapes cover every record:
+//! A [`Record`] is a name, who writes it, a doc and its [`Field`]s; its [`Shape`] says how
+//! the fields travel:
 //!
-//! - a [`BitRecord`] is one Java `int` or `long` of unsigned fields, the first declared
-//!   at bit 0 and each next one right above it; [`bit_record!`] declares one as a Rust
-//!   struct with `to_bits`/`from_bits` and its [`BitRecord`] layout;
-//! - a [`ByteRecord`] is a `byte[]`: big-endian unsigned head fields, then entries that
-//!   each start with a one-byte length;
-//! - a [`TextRecord`] is a group of consecutive elements of a `String[]` (null for none);
-//! - a [`ListRecord`] is one `String` of items joined by a separator, each item one or
-//!   more parts joined by the same separator.
+//! - [`Shape::Bits`]: one Java `int` or `long` of unsigned fields, the first declared at
+//!   bit 0 and each next one right above it (widths in bits); [`bit_record!`] declares one
+//!   as a Rust struct with `to_bits`/`from_bits` and its layout;
+//! - [`Shape::Bytes`]: a `byte[]`: big-endian unsigned head fields (widths in bytes), then
+//!   entries that each start with a one-byte length;
+//! - [`Shape::Texts`]: consecutive elements of a `String[]`, one per field (null for none);
+//! - [`Shape::List`]: one `String` of items joined by a separator, each item one or more
+//!   parts (the fields) joined by the same separator.
 //!
 //! [`layout_lines`] is the layout as `record\tfield\tat\twidth` lines: the JNI export
 //! `records()` hands the loaded library's lines to the JVM, and a test there compares them
 //! with what the generated Kotlin was built from, so a stale generated file fails.
 
-/// The Java word a [`BitRecord`] travels in.
+/// The Java word a [`Shape::Bits`] record travels in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Word {
     /// `int`: 32 bits.
@@ -63,105 +64,130 @@ impl Writer {
     }
 }
 
-/// One field of a [`BitRecord`].
+/// What a field holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BitField {
-    /// snake_case name.
+pub enum Value {
+    /// An unsigned number (in decimal in a text element).
+    Unsigned,
+    /// A string.
+    Text,
+}
+
+/// One field of a [`Record`]: its snake_case `name`; its `width` — bits in a
+/// [`Shape::Bits`] record, bytes in a [`Shape::Bytes`] head, 1 (one element or part)
+/// otherwise; what it holds (`value`); and what the value means (`doc`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub struct Field {
     pub name: &'static str,
-    /// Width in bits (1 for a flag).
-    pub bits: u32,
-    /// What the value means.
+    pub width: u32,
+    pub value: Value,
     pub doc: &'static str,
 }
 
-/// A record packed into one Java `int` or `long`.
+impl Field {
+    /// An unsigned field `width` bits or bytes wide.
+    pub const fn unsigned(name: &'static str, width: u32, doc: &'static str) -> Field {
+        Field {
+            name,
+            width,
+            value: Value::Unsigned,
+            doc,
+        }
+    }
+
+    /// A string element or part.
+    pub const fn text(name: &'static str, doc: &'static str) -> Field {
+        Field {
+            name,
+            width: 1,
+            value: Value::Text,
+            doc,
+        }
+    }
+
+    /// A decimal number element.
+    pub const fn number(name: &'static str, doc: &'static str) -> Field {
+        Field::unsigned(name, 1, doc)
+    }
+}
+
+/// How a [`Record`]'s fields travel (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BitRecord {
+pub enum Shape {
+    /// One Java word.
+    Bits(Word),
+    /// A `byte[]`: the head fields, then length-prefixed entries holding `entry`.
+    Bytes {
+        /// What one entry holds.
+        entry: &'static str,
+    },
+    /// Consecutive `String[]` elements.
+    Texts,
+    /// One `String` joined by `separator`.
+    List {
+        /// Between parts and items; a part never contains it.
+        separator: char,
+    },
+}
+
+/// A record that crosses the JNI path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Record {
     /// CamelCase name (the Kotlin object's name too).
     pub name: &'static str,
-    /// The word it travels in.
-    pub word: Word,
+    /// How it travels.
+    pub shape: Shape,
     /// Who writes it.
     pub writer: Writer,
     /// What it is for.
     pub doc: &'static str,
-    /// Fields from bit 0 up.
-    pub fields: &'static [BitField],
+    /// Its fields, in order.
+    pub fields: &'static [Field],
 }
 
-impl BitRecord {
-    /// Bits used by all fields.
-    pub const fn total_bits(&self) -> u32 {
+impl Record {
+    /// The sum of the fields' widths.
+    pub const fn total_width(&self) -> u32 {
         let mut total = 0;
         let mut i = 0;
         while i < self.fields.len() {
-            total += self.fields[i].bits;
+            total += self.fields[i].width;
             i += 1;
         }
         total
     }
 
-    /// `(field, shift)` of every field, from bit 0 up.
-    pub fn shifts(&self) -> Vec<(&BitField, u32)> {
-        let mut shift = 0;
+    /// `(field, at)` of every field: its bit shift, byte offset, element or part index
+    /// (the sum of the widths before it).
+    pub fn places(&self) -> Vec<(&Field, usize)> {
+        let mut at = 0;
         self.fields
             .iter()
             .map(|f| {
-                let at = shift;
-                shift += f.bits;
-                (f, at)
+                let place = at;
+                at += f.width as usize;
+                (f, place)
             })
             .collect()
     }
-}
 
-/// One big-endian unsigned field at the head of a [`ByteRecord`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ByteField {
-    /// snake_case name.
-    pub name: &'static str,
-    /// Width in bytes (1 to 7).
-    pub bytes: usize,
-    /// What the value means.
-    pub doc: &'static str,
-}
-
-/// A `byte[]`: head fields, then entries of one length byte followed by that many bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ByteRecord {
-    /// CamelCase name.
-    pub name: &'static str,
-    /// Who writes it.
-    pub writer: Writer,
-    /// What it is for.
-    pub doc: &'static str,
-    /// Head fields, from offset 0.
-    pub head: &'static [ByteField],
-    /// What one entry holds.
-    pub entry_doc: &'static str,
-}
-
-impl ByteRecord {
-    /// Bytes before the first entry.
-    pub fn head_len(&self) -> usize {
-        self.head.iter().map(|f| f.bytes).sum()
-    }
-
-    /// Appends the head with `values` (one per head field, in order; a value is cut to its
-    /// field's low bytes) to `out`.
+    /// Appends the head of a [`Shape::Bytes`] record with `values` (one per field, in
+    /// order; a value is cut to its field's low bytes) to `out`.
     pub fn write_head(&self, values: &[u64], out: &mut Vec<u8>) {
         debug_assert_eq!(
             values.len(),
-            self.head.len(),
+            self.fields.len(),
             "{}: one value per field",
             self.name
         );
-        for (f, v) in self.head.iter().zip(values) {
-            out.extend_from_slice(&v.to_be_bytes()[8 - f.bytes..]);
+        for (f, v) in self.fields.iter().zip(values) {
+            out.extend_from_slice(&v.to_be_bytes()[8 - f.width as usize..]);
         }
     }
 
-    /// Appends one entry (its length byte, then `bytes`, at most 255) to `out`.
+    /// Appends one entry of a [`Shape::Bytes`] record (its length byte, then `bytes`, at
+    /// most 255) to `out`.
     pub fn write_entry(&self, bytes: &[u8], out: &mut Vec<u8>) {
         debug_assert!(
             bytes.len() <= 255,
@@ -173,15 +199,15 @@ impl ByteRecord {
         out.extend_from_slice(bytes);
     }
 
-    /// The head values and the entries of `record`, or `None` when it is malformed (shorter
-    /// than its head, or an entry running past the end).
+    /// The head values and the entries of the [`Shape::Bytes`] record `record`, or `None`
+    /// when it is malformed (shorter than its head, or an entry running past the end).
     pub fn read<'a>(&self, record: &'a [u8]) -> Option<(Vec<u64>, Vec<&'a [u8]>)> {
         let mut at = 0;
-        let mut head = Vec::with_capacity(self.head.len());
-        for f in self.head {
-            let b = record.get(at..at + f.bytes)?;
+        let mut head = Vec::with_capacity(self.fields.len());
+        for f in self.fields {
+            let b = record.get(at..at + f.width as usize)?;
             head.push(b.iter().fold(0u64, |n, &b| n << 8 | u64::from(b)));
-            at += f.bytes;
+            at += f.width as usize;
         }
         let mut entries = Vec::new();
         while at < record.len() {
@@ -192,74 +218,15 @@ impl ByteRecord {
         Some((head, entries))
     }
 
-    /// `(field, offset)` of every head field.
-    pub fn offsets(&self) -> Vec<(&ByteField, usize)> {
-        let mut at = 0;
-        self.head
-            .iter()
-            .map(|f| {
-                let offset = at;
-                at += f.bytes;
-                (f, offset)
-            })
-            .collect()
-    }
-}
-
-/// The kind of a [`TextField`]'s value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Text {
-    /// A string; null for none.
-    Str,
-    /// An unsigned decimal number; null for none.
-    Number,
-}
-
-/// One element of a [`TextRecord`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TextField {
-    /// snake_case name.
-    pub name: &'static str,
-    /// Its kind.
-    pub kind: Text,
-    /// What the value means.
-    pub doc: &'static str,
-}
-
-/// A group of consecutive `String[]` elements, one per field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TextRecord {
-    /// CamelCase name.
-    pub name: &'static str,
-    /// Who writes it.
-    pub writer: Writer,
-    /// What it is for.
-    pub doc: &'static str,
-    /// Fields in element order.
-    pub fields: &'static [TextField],
-}
-
-/// One `String` of items, every part of every item followed by `separator` except the
-/// last; a part never contains the separator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ListRecord {
-    /// CamelCase name.
-    pub name: &'static str,
-    /// Who writes it.
-    pub writer: Writer,
-    /// What it is for.
-    pub doc: &'static str,
-    /// The separator.
-    pub separator: char,
-    /// The parts of one item, in order (snake_case names).
-    pub parts: &'static [&'static str],
-}
-
-impl ListRecord {
-    /// The items of `joined`, each as its parts; a trailing incomplete item is dropped.
+    /// The items of the [`Shape::List`] record `joined`, each as its parts; a trailing
+    /// incomplete item is dropped.
     pub fn items<'a>(&self, joined: &'a str) -> impl Iterator<Item = Vec<&'a str>> + 'a {
-        let width = self.parts.len().max(1);
-        let mut parts = (!joined.is_empty()).then(|| joined.split(self.separator));
+        let separator = match self.shape {
+            Shape::List { separator } => separator,
+            _ => '\n',
+        };
+        let width = self.fields.len().max(1);
+        let mut parts = (!joined.is_empty()).then(|| joined.split(separator));
         std::iter::from_fn(move || {
             let parts = parts.as_mut()?;
             let item: Vec<&str> = parts.by_ref().take(width).collect();
@@ -268,47 +235,24 @@ impl ListRecord {
     }
 }
 
-/// Every record of the JNI path, by shape.
-#[derive(Debug, Clone, Copy)]
-pub struct Records {
-    /// `int`/`long` records.
-    pub bits: &'static [BitRecord],
-    /// `byte[]` records.
-    pub bytes: &'static [ByteRecord],
-    /// `String[]` records.
-    pub texts: &'static [TextRecord],
-    /// Joined `String` records.
-    pub lists: &'static [ListRecord],
-}
-
-/// `record\tfield\tat\twidth` per field: bit shift and width for bit records, byte offset
-/// and width for byte records (the entries as `entries`, at the head's end, width 1: the
-/// length byte), element index and 1 for text records, part index and the separator's
-/// code point for list records.
-pub fn layout_lines(records: &Records) -> String {
+/// `record\tfield\tat\twidth` per field: [`Record::places`] and the field's width, except
+/// that a list part's width is its separator's code point; a [`Shape::Bytes`] record adds
+/// `entries` at the head's end, width 1 (the length byte).
+pub fn layout_lines(records: &[Record]) -> String {
     let mut out = String::new();
-    let mut line = |record: &str, field: &str, at: usize, width: usize| {
-        out.push_str(&format!("{record}\t{field}\t{at}\t{width}\n"));
-    };
-    for r in records.bits {
-        for (f, shift) in r.shifts() {
-            line(r.name, f.name, shift as usize, f.bits as usize);
+    for r in records {
+        let mut line = |field: &str, at: usize, width: usize| {
+            out.push_str(&format!("{}\t{field}\t{at}\t{width}\n", r.name));
+        };
+        for (f, at) in r.places() {
+            let width = match r.shape {
+                Shape::List { separator } => separator as usize,
+                _ => f.width as usize,
+            };
+            line(f.name, at, width);
         }
-    }
-    for r in records.bytes {
-        for (f, at) in r.offsets() {
-            line(r.name, f.name, at, f.bytes);
-        }
-        line(r.name, "entries", r.head_len(), 1);
-    }
-    for r in records.texts {
-        for (i, f) in r.fields.iter().enumerate() {
-            line(r.name, f.name, i, 1);
-        }
-    }
-    for r in records.lists {
-        for (i, part) in r.parts.iter().enumerate() {
-            line(r.name, part, i, r.separator as usize);
+        if let Shape::Bytes { .. } = r.shape {
+            line("entries", r.total_width() as usize, 1);
         }
     }
     out
@@ -323,8 +267,8 @@ pub const fn mask(bits: u32) -> u64 {
     }
 }
 
-/// Declares a [`BitRecord`]: a Rust struct with one `u64` per field, `to_bits` (each
-/// value masked to its width; a value too wide is a bug, caught in debug builds) and
+/// Declares a [`Shape::Bits`] record: a Rust struct with one `u64` per field, `to_bits`
+/// (each value masked to its width; a value too wide is a bug, caught in debug builds) and
 /// `from_bits`, and its layout as `LAYOUT`. The fields' `///` docs become the layout's
 /// docs. A compile-time check fails when the fields do not fit the word.
 macro_rules! bit_record {
@@ -342,16 +286,16 @@ macro_rules! bit_record {
 
         impl $name {
             /// The declared layout.
-            pub const LAYOUT: $crate::record_layout::BitRecord = $crate::record_layout::BitRecord {
+            pub const LAYOUT: $crate::record_layout::Record = $crate::record_layout::Record {
                 name: stringify!($name),
-                word: $crate::record_layout::Word::$word,
+                shape: $crate::record_layout::Shape::Bits($crate::record_layout::Word::$word),
                 writer: $crate::record_layout::Writer::$writer,
                 doc: concat!($($doc, "\n"),*),
-                fields: &[$($crate::record_layout::BitField {
-                    name: stringify!($field),
-                    bits: $bits,
-                    doc: concat!($($fdoc, "\n"),*),
-                },)*],
+                fields: &[$($crate::record_layout::Field::unsigned(
+                    stringify!($field),
+                    $bits,
+                    concat!($($fdoc, "\n"),*),
+                ),)*],
             };
 
             /// The record as its word's bits (for an `int` record, the low 32).
@@ -383,7 +327,7 @@ macro_rules! bit_record {
         }
 
         const _: () = assert!(
-            $name::LAYOUT.total_bits() <= $crate::record_layout::Word::$word.bits(),
+            $name::LAYOUT.total_width() <= $crate::record_layout::Word::$word.bits(),
             concat!(stringify!($name), "'s fields do not fit its word")
         );
     };
@@ -405,6 +349,28 @@ mod tests {
             high: 28,
         }
     }
+
+    /// A test record of `shape` with `fields`.
+    const fn record(name: &'static str, shape: Shape, fields: &'static [Field]) -> Record {
+        Record {
+            name,
+            shape,
+            writer: Writer::Rust,
+            doc: "",
+            fields,
+        }
+    }
+
+    const HEAD: Record = record(
+        "B",
+        Shape::Bytes { entry: "" },
+        &[Field::unsigned("a", 4, ""), Field::unsigned("b", 1, "")],
+    );
+    const PAIRS: Record = record(
+        "L",
+        Shape::List { separator: '\n' },
+        &[Field::text("k", ""), Field::text("v", "")],
+    );
 
     #[test]
     fn fields_sit_from_bit_zero_up_in_declaration_order() {
@@ -429,122 +395,55 @@ mod tests {
             "bits above ignored"
         );
         let shifts: Vec<_> = Probe::LAYOUT
-            .shifts()
+            .places()
             .into_iter()
             .map(|(f, s)| (f.name, s))
             .collect();
         assert_eq!(shifts, [("low", 0), ("flag", 3), ("high", 4)]);
         assert_eq!(Probe::LAYOUT.fields[1].doc.trim(), "A flag.");
-        assert_eq!(Probe::LAYOUT.total_bits(), 32);
+        assert_eq!(Probe::LAYOUT.total_width(), 32);
     }
 
     #[test]
     fn layout_lines_name_every_field_with_its_place() {
-        const BYTES: ByteRecord = ByteRecord {
-            name: "B",
-            writer: Writer::Rust,
-            doc: "",
-            head: &[
-                ByteField {
-                    name: "a",
-                    bytes: 4,
-                    doc: "",
-                },
-                ByteField {
-                    name: "b",
-                    bytes: 2,
-                    doc: "",
-                },
-            ],
-            entry_doc: "",
-        };
-        const TEXT: TextRecord = TextRecord {
-            name: "T",
-            writer: Writer::Rust,
-            doc: "",
-            fields: &[
-                TextField {
-                    name: "x",
-                    kind: Text::Str,
-                    doc: "",
-                },
-                TextField {
-                    name: "y",
-                    kind: Text::Number,
-                    doc: "",
-                },
-            ],
-        };
-        const LIST: ListRecord = ListRecord {
-            name: "L",
-            writer: Writer::Kotlin,
-            doc: "",
-            separator: '\n',
-            parts: &["k", "v"],
-        };
-        let records = Records {
-            bits: &[Probe::LAYOUT],
-            bytes: &[BYTES],
-            texts: &[TEXT],
-            lists: &[LIST],
-        };
+        const TEXT: Record = record(
+            "T",
+            Shape::Texts,
+            &[Field::text("x", ""), Field::number("y", "")],
+        );
         assert_eq!(
-            layout_lines(&records),
+            layout_lines(&[Probe::LAYOUT, HEAD, TEXT, PAIRS]),
             "Probe\tlow\t0\t3\nProbe\tflag\t3\t1\nProbe\thigh\t4\t28\n\
-             B\ta\t0\t4\nB\tb\t4\t2\nB\tentries\t6\t1\nT\tx\t0\t1\nT\ty\t1\t1\n\
+             B\ta\t0\t4\nB\tb\t4\t1\nB\tentries\t5\t1\nT\tx\t0\t1\nT\ty\t1\t1\n\
              L\tk\t0\t10\nL\tv\t1\t10\n"
         );
     }
 
     #[test]
     fn byte_records_write_big_endian_heads_and_length_prefixed_entries() {
-        const R: ByteRecord = ByteRecord {
-            name: "R",
-            writer: Writer::Rust,
-            doc: "",
-            head: &[
-                ByteField {
-                    name: "a",
-                    bytes: 4,
-                    doc: "",
-                },
-                ByteField {
-                    name: "b",
-                    bytes: 1,
-                    doc: "",
-                },
-            ],
-            entry_doc: "",
-        };
         let mut out = Vec::new();
-        R.write_head(&[0x0102_0304, 9], &mut out);
-        R.write_entry(&[7, 8], &mut out);
-        R.write_entry(&[], &mut out);
+        HEAD.write_head(&[0x0102_0304, 9], &mut out);
+        HEAD.write_entry(&[7, 8], &mut out);
+        HEAD.write_entry(&[], &mut out);
         assert_eq!(out, [1, 2, 3, 4, 9, 2, 7, 8, 0]);
-        let (head, entries) = R.read(&out).expect("well formed");
+        let (head, entries) = HEAD.read(&out).expect("well formed");
         assert_eq!(head, [0x0102_0304, 9]);
         assert_eq!(entries, [&[7u8, 8][..], &[][..]]);
-        assert!(R.read(&out[..3]).is_none(), "short head");
-        assert!(R.read(&out[..7]).is_none(), "entry past the end");
+        assert!(HEAD.read(&out[..3]).is_none(), "short head");
+        assert!(HEAD.read(&out[..7]).is_none(), "entry past the end");
     }
 
     #[test]
     fn list_items_come_in_whole_groups() {
-        let pairs = ListRecord {
-            name: "L",
-            writer: Writer::Kotlin,
-            doc: "",
-            separator: '\n',
-            parts: &["k", "v"],
-        };
-        let items: Vec<_> = pairs.items("a\n1\nb\n\ndangling").collect();
+        let items: Vec<_> = PAIRS.items("a\n1\nb\n\ndangling").collect();
         assert_eq!(items, [vec!["a", "1"], vec!["b", ""]]);
-        assert_eq!(pairs.items("").count(), 0);
-        let ids = ListRecord {
-            parts: &["id"],
-            ..pairs
-        };
-        let items: Vec<_> = ids.items("x\ny").collect();
+        assert_eq!(PAIRS.items("").count(), 0);
+        const IDS: Record = record(
+            "I",
+            Shape::List { separator: '\n' },
+            &[Field::text("id", "")],
+        );
+        let items: Vec<_> = IDS.items("x\ny").collect();
         assert_eq!(items, [vec!["x"], vec!["y"]]);
     }
 

@@ -1,30 +1,17 @@
 //! The JNI path's Rust half allocates nothing per call once an answer's codes are known:
 //! `route_answer` (the core's route, the replay rule, the codes) and `report_head`.
-//! A counting global allocator wraps the system one for this test binary only.
+//! A counting global allocator (the core tests' `support/counting_alloc.rs`) wraps the
+//! system one for this test binary only.
 
 use linekit::fast::{report_head, route_answer, Handle};
 use linekit::fast_codes::method_code;
 use linekit::jni_records::{ReportHead, RouteQuery};
 use linekit_core::engine::LineKitBuilder;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
+#[path = "../../rust-core/tests/support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{allocations, Counting};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -46,10 +33,10 @@ fn a_route_answer_and_its_report_allocate_nothing_once_the_codes_are_known() {
         one_shot_body: 0,
     };
     let route = || route_answer(&handle, url, query, None, None, None).expect("routes");
-    let start = ALLOCATIONS.load(Ordering::SeqCst);
+    let start = allocations();
     let (first, _) = route();
     assert!(
-        ALLOCATIONS.load(Ordering::SeqCst) > start,
+        allocations() > start,
         "the first answer adds its entries to the code table"
     );
     let head = ReportHead {
@@ -64,11 +51,11 @@ fn a_route_answer_and_its_report_allocate_nothing_once_the_codes_are_known() {
     report_head(&handle, head, times, None).expect("reports");
     route();
 
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = allocations();
     let (answer, decision) = route();
-    let after_route = ALLOCATIONS.load(Ordering::SeqCst);
+    let after_route = allocations();
     let verdict = report_head(&handle, head, times, None).expect("reports");
-    let after_report = ALLOCATIONS.load(Ordering::SeqCst);
+    let after_report = allocations();
 
     assert_eq!(after_route - before, 0, "route: no allocation");
     assert_eq!(after_report - after_route, 0, "report: no allocation");

@@ -329,16 +329,9 @@ impl LineKit {
         exclude: &[&str],
     ) -> (RouteDecision, Vec<(String, String)>) {
         let private = headers::LineHeaders::parse(headers);
-        let req = RouteRequest {
-            url,
-            method,
-            biz: private.biz,
-            keep_original: private.keep_original,
-            fixed_host: private.fixed_host,
-            protocol,
-            exclude,
-        };
-        let decision = self.route(&req);
+        let decision = self.route(&RouteRequest::with_headers(
+            url, method, &private, protocol, exclude,
+        ));
         let sent = headers
             .iter()
             .filter(|(n, _)| !headers::is_private(n.as_ref()))
