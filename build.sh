@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One entry point for Linekit: test | cross | size | demo | bench | android | bindings | fuzz | chaos
+# One entry point for Linekit: test | cross | size | android-flags | demo | bench | android | bindings | fuzz | chaos
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$(pwd)
@@ -134,20 +134,24 @@ arm_tests() {
   done
 }
 
-# `./build.sh size`: the stripped release liblinekit.so per ABI, built with the flags of the
-# Android release (scripts/release-flags.sh) for 64- and 32-bit ARM Linux and the host, which
-# stand in for the NDK link: linked by lld with 16 KB pages like NDK r28+. Each build also
-# runs examples/ffi_panic (under qemu-user on ARM) to prove that the release flags still
-# catch a panic at the FFI boundary. Prints one JSON object {"TARGET": stripped_bytes, ...}
-# on stdout (everything else goes to stderr) and fails if any is at or over SIZE_LIMIT.
+# `./build.sh size`: the stripped liblinekit.so per ABI, built with the flags of the Android
+# release (scripts/release-flags.sh) for 64- and 32-bit ARM Linux and the host, which stand in
+# for the NDK link: linked by lld with the release's 16 KB pages like every Android ABI. Each
+# target is built twice: with the release set (the shipped library) and with the stable set
+# alone (LINEKIT_STABLE_FLAGS=1), and both libraries go through the 16 KB page check
+# (scripts/check_16k_alignment.py). The release build also runs examples/ffi_panic (under
+# qemu-user on ARM) to prove that the release flags still catch a panic at the FFI
+# boundary. Prints one JSON object {"TARGET": {"release": bytes, "stable": bytes}, ...} on
+# stdout (everything else goes to stderr) and fails if a release .so is at or over
+# SIZE_LIMIT.
 SIZE_LIMIT=1000000
 
 size_targets() { echo "${ARM_TARGETS[@]}" "$(rustc -vV | sed -n 's/^host: //p')"; }
 
-# Link flags for the stand-in of the NDK link on Linux target $1: lld (the toolchain's own,
-# through gcc's -fuse-ld) and 16 KB max page size, as NDK r28+ links Android libraries, and
-# packed relative relocations: RELR, the format glibc loads, where the Android release
-# packs them in Android's own format (scripts/android-build.sh).
+# Extra link flags for the stand-in of the NDK link on Linux target $1 (the 16 KB page flags
+# come with the release flags): lld (the toolchain's own, through gcc's -fuse-ld), as the
+# NDK links, and packed relative relocations: RELR, the format glibc loads, where the
+# Android release packs them in Android's own format (scripts/cargo-ndk.sh).
 # On x86_64 the stand-in also compiles for the instruction set the x86_64-linux-android
 # target assumes (SSE4.2 and POPCNT; the Linux target assumes only SSE2).
 size_link_flags() {
@@ -156,7 +160,7 @@ size_link_flags() {
   case $1 in
     x86_64-*) isa=" -C target-feature=+sse3,+ssse3,+sse4.1,+sse4.2,+popcnt" ;;
   esac
-  echo "-C link-arg=-fuse-ld=lld -C link-arg=-B$gcc_ld -C link-arg=-Wl,-z,max-page-size=16384 -C link-arg=-Wl,-z,pack-relative-relocs$isa"
+  echo "-C link-arg=-fuse-ld=lld -C link-arg=-B$gcc_ld -C link-arg=-Wl,-z,pack-relative-relocs$isa"
 }
 
 # Fails unless the library $1 (read with the nm tool $2) exports every UniFFI function the
@@ -176,12 +180,14 @@ so_check_exports() {
 so_sizes() {
   need cargo
   need rustc
+  need python3
   # shellcheck source=scripts/release-flags.sh
   source scripts/release-flags.sh
-  local host t stem strip_tool nm_tool run so out json="" sep="" tdir=${CARGO_TARGET_DIR:-target}
+  local host t stem strip_tool nm_tool run so out set json="" sep="" entry tdir=${CARGO_TARGET_DIR:-target}
   host=$(rustc -vV | sed -n 's/^host: //p')
-  ensure_rust_targets "${ARM_TARGETS[@]}"
-  linekit_ensure_rust_src
+  ensure_rust_targets "${ARM_TARGETS[@]}" >&2
+  linekit_use_flags release
+  linekit_prepare_release_build
   ensure_apt_packages \
     qemu-aarch64=qemu-user qemu-arm=qemu-user \
     aarch64-linux-gnu-gcc=gcc-aarch64-linux-gnu arm-linux-gnueabihf-gcc=gcc-arm-linux-gnueabihf \
@@ -206,25 +212,33 @@ so_sizes() {
       run=("$(arm_qemu "$t")" -L "/usr/$(arm_prefix "$t")")
     fi
     LINEKIT_LINK_RUSTFLAGS=$(size_link_flags "$t")
-    LINEKIT_TARGET_RUSTFLAGS=$(linekit_target_rustflags "$t")
-    echo "== release liblinekit.so for $t" >&2
-    linekit_release_cargo cargo build --target "$t" "${LINEKIT_RELEASE_CARGO_ARGS[@]}" >&2
-    so="$tdir/$t/release/liblinekit.so"
-    cp "$so" "$out/$t.so"
-    "$strip_tool" "$out/$t.so"
-    so_check_exports "$out/$t.so" "$nm_tool"
-    echo "== examples/ffi_panic with the same flags on $t" >&2
-    linekit_release_cargo cargo build --target "$t" "${LINEKIT_RELEASE_CARGO_ARGS[@]/--lib/--example=ffi_panic}" >&2
-    if ! "${run[@]}" "$tdir/$t/release/examples/ffi_panic" >&2; then
-      echo "build.sh size: the release build for $t does not catch a panic at the FFI boundary" >&2
-      exit 1
-    fi
-    json="$json$sep\"$t\":$(stat -c %s "$out/$t.so")"
+    entry=""
+    for set in release stable; do
+      linekit_use_flags "$set"
+      LINEKIT_TARGET_RUSTFLAGS=$(linekit_target_rustflags "$t")
+      echo "== $set-flags liblinekit.so for $t" >&2
+      linekit_release_cargo cargo build --target "$t" "${LINEKIT_RELEASE_CARGO_ARGS[@]}" >&2
+      so="$tdir/$t/release/liblinekit.so"
+      cp "$so" "$out/$t.$set.so"
+      "$strip_tool" "$out/$t.$set.so"
+      so_check_exports "$out/$t.$set.so" "$nm_tool"
+      python3 scripts/check_16k_alignment.py "$out/$t.$set.so" >&2
+      if [ "$set" = release ]; then
+        echo "== examples/ffi_panic with the release flags on $t" >&2
+        linekit_release_cargo cargo build --target "$t" "${LINEKIT_RELEASE_CARGO_ARGS[@]/--lib/--example=ffi_panic}" >&2
+        if ! "${run[@]}" "$tdir/$t/release/examples/ffi_panic" >&2; then
+          echo "build.sh size: the release build for $t does not catch a panic at the FFI boundary" >&2
+          exit 1
+        fi
+      fi
+      entry="$entry${entry:+,}\"$set\":$(stat -c %s "$out/$t.$set.so")"
+    done
+    json="$json$sep\"$t\":{$entry}"
     sep=","
   done
   echo "{$json}"
   local over
-  over=$(find "$out" -name '*.so' -size +$((SIZE_LIMIT - 1))c -printf '%f ')
+  over=$(find "$out" -name '*.release.so' -size +$((SIZE_LIMIT - 1))c -printf '%f ')
   rm -rf "$out"
   if [ -n "$over" ]; then
     echo "build.sh size: at or over $SIZE_LIMIT bytes stripped: $over" >&2
@@ -232,9 +246,79 @@ so_sizes() {
   fi
 }
 
+# The release flags given to rustc for Android itself, which no NDK-less machine can link:
+# a `staticlib` of linekit-android (std rebuilt, the release profile, the exact release
+# rustc flags; no linker runs) for 64- and 32-bit ARM Android. A flag rustc or LLVM rejects
+# for an Android target fails here, not in a user's first Gradle build.
+ANDROID_FLAG_TARGETS=(aarch64-linux-android armv7-linux-androideabi)
+android_flag_check() {
+  # shellcheck source=scripts/release-flags.sh
+  source scripts/release-flags.sh
+  linekit_use_flags release
+  linekit_prepare_release_build
+  local t lib tdir=${CARGO_TARGET_DIR:-target}
+  for t in "${ANDROID_FLAG_TARGETS[@]}"; do
+    echo "== staticlib with the release flags for $t (no NDK: rustc and LLVM only)"
+    LINEKIT_TARGET_RUSTFLAGS=$(linekit_target_rustflags "$t")
+    if ! linekit_release_cargo cargo rustc --target "$t" "${LINEKIT_RELEASE_CARGO_ARGS[@]}" --crate-type staticlib; then
+      echo "build.sh: rustc rejected the release flags (scripts/release-flags.sh) for $t" >&2
+      exit 1
+    fi
+    lib="$tdir/$t/release/liblinekit.a"
+    [ -s "$lib" ] || { echo "build.sh: no $lib after the release-flag build" >&2; exit 1; }
+    echo "  ok: $lib ($(stat -c %s "$lib") bytes)"
+  done
+}
+
+# Static tests of the build itself (scripts/tests: 16 KB check, release flags, cargo-ndk,
+# versions, the Gradle consumer, the workflows) and the version drift check. Seconds.
+static_checks() {
+  need python3
+  # The workflow tests read YAML.
+  python3 -c 'import yaml' 2>/dev/null || ensure_apt_packages /usr/lib/python3/dist-packages/yaml/__init__.py=python3-yaml
+  echo "== scripts/tests (python unittest)"
+  python3 -B -m unittest discover -s scripts/tests -p 'test_*.py'
+  echo "== scripts/check_versions.py (gradle/libs.versions.toml against the poms)"
+  python3 scripts/check_versions.py
+}
+
+# actionlint (with shellcheck) on both workflows (the Android build and the release),
+# installed with `go install` at a pinned version into target/tools when missing.
+ACTIONLINT_VERSION=v1.7.12
+workflow_lint() {
+  local tools="$ROOT/target/tools" bin
+  bin="$tools/actionlint-$ACTIONLINT_VERSION"
+  if [ ! -x "$bin" ]; then
+    need go
+    echo "== go install github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
+    mkdir -p "$tools"
+    GOBIN="$tools" go install "github.com/rhysd/actionlint/cmd/actionlint@$ACTIONLINT_VERSION"
+    mv "$tools/actionlint" "$bin"
+  fi
+  # actionlint runs shellcheck on every `run:` script when it is installed.
+  ensure_apt_packages shellcheck=shellcheck
+  echo "== actionlint .github/workflows/android.yml .github/workflows/release.yml"
+  "$bin" -no-color -pyflakes= .github/workflows/android.yml .github/workflows/release.yml
+  echo "  ok: actionlint $ACTIONLINT_VERSION reports nothing"
+}
+
 # The what-if HTML report rendered by headless Chromium (installed when missing).
 html_report_test() {
   scripts/html-report-test.sh
+}
+
+# The fleet SQL (tools/sql) on DuckDB, pinned and installed from PyPI into a venv under target/.
+DUCKDB_VERSION=2.0.1
+fleet_sql_test() {
+  need python3
+  local venv="$ROOT/target/tools/duckdb-$DUCKDB_VERSION"
+  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import duckdb' 2>/dev/null; then
+    echo "== pip install duckdb==$DUCKDB_VERSION (into target/tools)"
+    python3 -m venv "$venv" || { echo "build.sh: python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; exit 1; }
+    "$venv/bin/pip" install -q --disable-pip-version-check "duckdb==$DUCKDB_VERSION"
+  fi
+  echo "== fleet SQL views on DuckDB (tools/sql/test_views.py)"
+  "$venv/bin/python" tools/sql/test_views.py
 }
 
 # Host build of liblinekit.so (debug: unstripped, so it carries the UniFFI metadata) and
@@ -265,7 +349,7 @@ jvm_tests() {
   mvn -B -ntp -f "$KOTLIN_LIB/robolectric/pom.xml" verify -Dlinekit.native.dir="$NATIVE_DIR"
 }
 
-# Installs dev.linekit:linekit-android into the local Maven repository for the demo/bench.
+# Installs dev.linekit:linekit-jvm into the local Maven repository for the demo/bench.
 install_library() {
   mvn "${MVN_FLAGS[@]}" -f "$KOTLIN_LIB/pom.xml" install -DskipTests -Dlinekit.native.dir="$NATIVE_DIR"
 }
@@ -350,10 +434,14 @@ case "$cmd" in
     need cargo
     ensure_cross_tools
     android_preflight_check
+    static_checks
+    workflow_lint
     rust_tests
     android_clippy
     arm_tests
+    android_flag_check
     html_report_test
+    fleet_sql_test
     bindings
     jvm_tests
     echo "== ./build.sh size (the release liblinekit.so per ABI, under $SIZE_LIMIT bytes stripped)"
@@ -363,12 +451,20 @@ case "$cmd" in
     bindings
     ;;
   cross)
-    # The cross steps of `test` alone: Android-target clippy and the core's tests on ARM.
+    # The cross steps of `test` alone: Android-target clippy, the core's tests on ARM and
+    # the release flags given to rustc for Android.
     need cargo
     ensure_cross_tools
     android_preflight_check
     android_clippy
     arm_tests
+    android_flag_check
+    ;;
+  android-flags)
+    # The release flags given to rustc for aarch64 and armv7 Android (a staticlib each).
+    need cargo
+    ensure_rust_targets "${ANDROID_FLAG_TARGETS[@]}"
+    android_flag_check
     ;;
   bench)
     need java
@@ -404,10 +500,12 @@ case "$cmd" in
     ;;
   chaos)
     # Linekit vs plain OkHttp under real faults in network namespaces; see scripts/chaos.sh.
-    exec scripts/chaos.sh "${@:2}"
+    # Then a check that a run, finished or interrupted, leaves no process or namespace behind.
+    scripts/chaos.sh "${@:2}"
+    scripts/chaos-cleanup-test.sh
     ;;
   *)
-    echo "usage: ./build.sh test|cross|size|demo|bench|android|bindings|fuzz [SECONDS]|chaos" >&2
+    echo "usage: ./build.sh test|cross|size|android-flags|demo|bench|android|bindings|fuzz [SECONDS]|chaos" >&2
     exit 2
     ;;
 esac

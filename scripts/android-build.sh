@@ -40,14 +40,14 @@ fi
 
 export ANDROID_NDK_HOME="$ndk"
 
-echo "== rustup targets"
-if ! rustup target add aarch64-linux-android armv7-linux-androideabi x86_64-linux-android i686-linux-android; then
-  echo "build.sh android: rustup could not add the Android targets (aarch64-linux-android armv7-linux-androideabi x86_64-linux-android i686-linux-android)" >&2
+echo "== Rust toolchain of rust-toolchain.toml, with the four Android targets and rust-src"
+if ! scripts/rust-toolchain.sh; then
+  echo "build.sh android: rustup could not install the toolchain of rust-toolchain.toml with its targets and components" >&2
   exit 1
 fi
 
 # The release flags (std rebuilt for size, panics unwind, packed relocations) are applied
-# by scripts/cargo-ndk-release.sh, which the Gradle build runs for the four ABIs.
+# by scripts/cargo-ndk.sh, which the Gradle build runs for the four ABIs.
 echo "== Gradle: AAR (cargo-ndk for the four ABIs runs inside the build) and sample APKs"
 if [ ! -x ./gradlew ]; then
   echo "build.sh android: ./gradlew is missing from this checkout" >&2

@@ -18,6 +18,15 @@ import zipfile
 
 PAGE = 16 * 1024
 PT_LOAD = 1
+# e_machine of the four Android ABIs (and their Linux stand-ins).
+MACHINES = {3: "x86", 40: "arm", 62: "x86_64", 183: "aarch64"}
+
+
+def machine(data: bytes) -> str:
+    """The architecture an ELF image is for, as a short name."""
+    order = "<" if data[5] == 1 else ">"
+    number, = struct.unpack_from(order + "H", data, 0x12)
+    return MACHINES.get(number, f"machine {number}")
 
 
 def load_alignments(data: bytes) -> list[int]:
@@ -77,13 +86,14 @@ def main(argv: list[str]) -> int:
                 print(f"FAIL {name}: {e}")
                 bad += 1
                 continue
+            arch = machine(data)
             low = [a for a in aligns if a < PAGE]
             if low or not aligns:
                 shown = ", ".join(hex(a) for a in aligns) or "no LOAD segment"
-                print(f"FAIL {name}: LOAD alignment {shown} (needs >= {hex(PAGE)})")
+                print(f"FAIL {name} ({arch}): LOAD alignment {shown} (needs >= {hex(PAGE)})")
                 bad += 1
             else:
-                print(f"ok   {name}: LOAD alignment {', '.join(hex(a) for a in aligns)}")
+                print(f"ok   {name} ({arch}): LOAD alignment {', '.join(hex(a) for a in aligns)}")
     if checked == 0:
         print("no .so found in " + " ".join(argv), file=sys.stderr)
         return 1

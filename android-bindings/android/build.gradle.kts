@@ -1,14 +1,24 @@
-// Android library (AAR) of Linekit, published as dev.linekit:linekit-android.
+// Android library (AAR) of Linekit, published as dev.linekit:linekit-android (the root build
+// adds publishing; see ../../build.gradle.kts).
 //
 // Supported line: Android Gradle plugin 9.2 with built-in Kotlin, Gradle 9.4.1+, JDK 17, NDK r28+,
-// cargo-ndk. `./gradlew :android-bindings:assembleRelease` builds everything the AAR holds:
-// liblinekit.so for the four ABIs (cargo-ndk), the UniFFI Kotlin bindings (from a host build of the
-// same crate) and the Kotlin library. Not run on the Linekit CI machines (no Android SDK): there,
-// pom.xml and robolectric/pom.xml build and test the same sources on the host JVM.
+// cargo-ndk, and the Rust toolchain of rust-toolchain.toml. `./gradlew :android-bindings:assembleRelease`
+// builds everything the AAR holds: liblinekit.so for the four ABIs (cargo-ndk), the UniFFI Kotlin
+// bindings (from a host build of the same crate) and the Kotlin library. Not run on the Linekit CI
+// machines (no Android SDK): there, pom.xml and robolectric/pom.xml build and test the same sources
+// on the host JVM.
+//
+// Self-contained, so that an app can include it from source (settings.gradle.kts:
+// include(":linekit"); project(":linekit").projectDir = file(".../android-bindings/android")):
+// - the plugin is requested without a version (the including build has the Android Gradle plugin
+//   on its classpath already; every Android app does) and no other plugin is applied here;
+// - versions come from gradle/libs.versions.toml of this checkout, read by this file, never from
+//   the including build's `libs` accessors, which an app's catalog would not have;
+// - every path is relative to this module; the cargo workspace is two levels up.
 //
 // Native build: a cargo-ndk task of our own rather than Mozilla's rust-android-gradle plugin. The
 // plugin predates AGP 9 (it hooks the legacy variant API that AGP 9's new DSL removes) and adds a
-// second configuration surface for one command; a task class of 40 lines keeps the cargo-ndk call
+// second configuration surface for one command; a small task class keeps the cargo-ndk call
 // visible, declares its inputs and outputs for up-to-date checks, and plugs into AGP through the
 // Variant API: `sources.jniLibs.addGeneratedSourceDirectory` makes every consumer of the jniLibs
 // (merge<Variant>JniLibFolders, the AAR bundle, lint) depend on it, so `clean` or an IDE rebuild
@@ -19,30 +29,32 @@ import org.gradle.api.tasks.PathSensitivity
 import javax.inject.Inject
 
 plugins {
-    alias(libs.plugins.android.library)
-    `maven-publish`
+    id("com.android.library")
 }
 
-// Every path is relative to this module, so an app that includes the module from elsewhere
-// (settings.gradle.kts: project(":linekit").projectDir = file(".../android-bindings/android"))
-// builds the same way. The cargo workspace is two levels up.
 val cargoWorkspace: Directory = layout.projectDirectory.dir("../..")
 val cargoTargetDir: Provider<Directory> = providers.environmentVariable("CARGO_TARGET_DIR")
     .map { layout.projectDirectory.dir(it) }
     .orElse(cargoWorkspace.dir("target"))
 
-// The version lives in one place: [workspace.package] of the root Cargo.toml (the .so and the
-// AAR always carry the same number).
-val linekitVersion: Provider<String> = providers.fileContents(cargoWorkspace.file("Cargo.toml")).asText.map { toml ->
-    val section = toml.substringAfter("[workspace.package]", "")
-    Regex("""(?m)^version\s*=\s*"([^"]+)"""").find(section)?.groupValues?.get(1)
-        ?: error("no version in [workspace.package] of Cargo.toml")
-}
+/** `[versions]` of a version catalog file: `key = "value"` lines up to the next table. */
+fun catalogVersions(toml: String): Map<String, String> =
+    Regex("""(?m)^([A-Za-z0-9_.-]+)\s*=\s*"([^"]*)"""")
+        .findAll(toml.substringAfter("\n[versions]", "").substringBefore("\n["))
+        .associate { it.groupValues[1] to it.groupValues[2] }
 
-/** The Rust sources both native tasks depend on. */
+/** The versions of this checkout's gradle/libs.versions.toml (the one place for them). */
+val catalog: Map<String, String> =
+    catalogVersions(providers.fileContents(cargoWorkspace.file("gradle/libs.versions.toml")).asText.get())
+
+/** One version of gradle/libs.versions.toml; fails the configuration when the key is missing. */
+fun catalogVersion(key: String): String = catalog[key] ?: error("gradle/libs.versions.toml has no version '$key'")
+
+/** The Rust sources and settings both native tasks depend on (build.rs-free crates). */
 fun rustInputs(): ConfigurableFileCollection = files(
     cargoWorkspace.file("Cargo.toml"),
     cargoWorkspace.file("Cargo.lock"),
+    cargoWorkspace.file("rust-toolchain.toml"),
     cargoWorkspace.file("rust-core/Cargo.toml"),
     cargoWorkspace.file("rust-core/uniffi.toml"),
     cargoWorkspace.dir("rust-core/src"),
@@ -53,7 +65,8 @@ fun rustInputs(): ConfigurableFileCollection = files(
 
 /**
  * A task that runs cargo in [workspace]; it re-runs when [rustSources] change. Every such
- * task gets both from [rustInputs] and the workspace (see `withType<CargoTask>` below).
+ * task gets both from [rustInputs] and the workspace, and where to look for cargo (see
+ * `withType<CargoTask>` below).
  */
 abstract class CargoTask : DefaultTask() {
     @get:InputFiles
@@ -62,18 +75,69 @@ abstract class CargoTask : DefaultTask() {
 
     @get:Internal
     abstract val workspace: DirectoryProperty
+
+    /** The `linekit.cargo` Gradle property: cargo's path, used as given. */
+    @get:Internal
+    abstract val cargoProperty: Property<String>
+
+    /** The `CARGO_HOME` environment variable: cargo is `$CARGO_HOME/bin/cargo`. */
+    @get:Internal
+    abstract val cargoHome: Property<String>
+
+    /** The user's home: rustup's default `~/.cargo/bin/cargo`. */
+    @get:Internal
+    abstract val userHome: Property<String>
+
+    /**
+     * cargo, from the `linekit.cargo` property, else `$CARGO_HOME/bin`, else `~/.cargo/bin`;
+     * never from PATH, which an IDE's Gradle daemon (Android Studio on macOS) often lacks
+     * ~/.cargo/bin on. Fails naming all three places when none holds it.
+     */
+    fun cargo(): File {
+        val exe = if (System.getProperty("os.name").startsWith("Windows")) "cargo.exe" else "cargo"
+        cargoProperty.orNull?.let { given ->
+            val file = File(given)
+            if (!file.canExecute()) throw GradleException("linekit.cargo=$given is not an executable cargo")
+            return file
+        }
+        val candidates = listOfNotNull(
+            cargoHome.orNull?.let { File(it, "bin/$exe") },
+            userHome.orNull?.let { File(it, ".cargo/bin/$exe") },
+        )
+        return candidates.firstOrNull { it.canExecute() } ?: throw GradleException(
+            "cargo not found. Install Rust with rustup, or tell the build where cargo is: " +
+                "the Gradle property linekit.cargo=/path/to/cargo (e.g. in ~/.gradle/gradle.properties), " +
+                "CARGO_HOME (looked for ${cargoHome.orNull?.let { "$it/bin/$exe" } ?: "\$CARGO_HOME/bin/$exe: CARGO_HOME is not set"}), " +
+                "or ~/.cargo/bin (looked for ${userHome.orNull}/.cargo/bin/$exe).",
+        )
+    }
 }
 
 /**
- * `cargo ndk -t ABI... --platform API -o OUT build --release -p linekit-android --lib`: one
- * liblinekit.so per ABI under OUT/<abi>/, linked by the NDK AGP resolves (android.ndkVersion).
+ * `scripts/cargo-ndk.sh MODE OUT PLATFORM ABI...`: one liblinekit.so per ABI under OUT/<abi>/,
+ * linked by the NDK AGP resolves (android.ndkVersion). `release` uses the flags of
+ * scripts/release-flags.sh (LINEKIT_STABLE_FLAGS=1: the stable set), `debug` cargo's dev
+ * profile; both link for 16 KB pages.
  */
 abstract class CargoNdkBuild @Inject constructor(private val exec: ExecOperations) : CargoTask() {
+    /** `release` or `debug`. */
+    @get:Input
+    abstract val mode: Property<String>
+
     @get:Input
     abstract val abis: ListProperty<String>
 
     @get:Input
     abstract val platform: Property<Int>
+
+    /** LINEKIT_STABLE_FLAGS of the environment ("1": the stable flag set). */
+    @get:Input
+    abstract val stableFlags: Property<String>
+
+    /** The scripts and linker script the build runs with. */
+    @get:InputFiles
+    @get:PathSensitive(PathSensitivity.RELATIVE)
+    abstract val buildScripts: ConfigurableFileCollection
 
     @get:Internal
     abstract val ndkDirectory: DirectoryProperty
@@ -90,16 +154,21 @@ abstract class CargoNdkBuild @Inject constructor(private val exec: ExecOperation
         require(ndk.resolve("source.properties").isFile) {
             "cargo-ndk needs the NDK: install it with sdkmanager \"ndk;<android.ndkVersion>\" (looked in $ndk)"
         }
+        val cargo = cargo()
         exec.exec {
             workingDir = workspace.get().asFile
             environment("ANDROID_NDK_HOME", ndk.path)
-            // The release flags live in one place (scripts/release-flags.sh, also measured by
-            // `./build.sh size`); this script applies them to cargo-ndk.
+            environment("LINEKIT_CARGO", cargo.path)
+            environment("LINEKIT_STABLE_FLAGS", stableFlags.get())
+            // cargo-ndk and rustup's rustc live next to cargo.
+            environment("PATH", cargo.parentFile.path + File.pathSeparator + (System.getenv("PATH") ?: ""))
             commandLine(
-                listOf("bash", "scripts/cargo-ndk-release.sh", out.path, platform.get().toString()) + abis.get(),
+                listOf(bash(), "scripts/cargo-ndk.sh", mode.get(), out.path, platform.get().toString()) + abis.get(),
             )
         }
     }
+
+    private fun bash(): String = listOf("/bin/bash", "/usr/bin/bash").firstOrNull { File(it).canExecute() } ?: "bash"
 }
 
 /**
@@ -123,10 +192,12 @@ abstract class UniffiBindings @Inject constructor(private val exec: ExecOperatio
         out.deleteRecursively()
         val debug = targetDir.get().asFile.resolve("debug")
         val exe = if (hostLibraryName.get().endsWith(".dll")) ".exe" else ""
+        val cargo = cargo()
         exec.exec {
             workingDir = workspace.get().asFile
+            environment("PATH", cargo.parentFile.path + File.pathSeparator + (System.getenv("PATH") ?: ""))
             commandLine(
-                "cargo", "build", "-p", "linekit-android", "--features", "bindgen",
+                cargo.path, "build", "-p", "linekit-android", "--features", "bindgen",
                 "--lib", "--bin", "uniffi-bindgen", "--bin", "kotlin-vocabulary",
             )
         }
@@ -149,14 +220,44 @@ abstract class UniffiBindings @Inject constructor(private val exec: ExecOperatio
 tasks.withType<CargoTask>().configureEach {
     rustSources.from(rustInputs())
     workspace.set(cargoWorkspace)
+    cargoProperty.set(providers.gradleProperty("linekit.cargo"))
+    cargoHome.set(providers.environmentVariable("CARGO_HOME"))
+    userHome.set(providers.systemProperty("user.home"))
 }
 
-val cargoNdk = tasks.register<CargoNdkBuild>("cargoNdkRelease") {
-    description = "Builds liblinekit.so for arm64-v8a, armeabi-v7a, x86_64 and x86 with cargo-ndk."
-    abis.set(listOf("arm64-v8a", "armeabi-v7a", "x86_64", "x86"))
-    platform.set(libs.versions.minSdk.map { it.toInt() })
+val androidAbis = listOf("arm64-v8a", "armeabi-v7a", "x86_64", "x86")
+
+tasks.withType<CargoNdkBuild>().configureEach {
+    platform.set(catalogVersion("minSdk").toInt())
     ndkDirectory.set(androidComponents.sdkComponents.ndkDirectory)
-    outputDir.set(layout.buildDirectory.dir("generated/cargoNdk/jniLibs"))
+    stableFlags.set(providers.environmentVariable("LINEKIT_STABLE_FLAGS").orElse("0"))
+    buildScripts.from(
+        cargoWorkspace.file("scripts/cargo-ndk.sh"),
+        cargoWorkspace.file("scripts/release-flags.sh"),
+        cargoWorkspace.file("scripts/release-discard.ld"),
+    )
+}
+
+val cargoNdkRelease = tasks.register<CargoNdkBuild>("cargoNdkRelease") {
+    description = "Builds the release liblinekit.so for arm64-v8a, armeabi-v7a, x86_64 and x86 with cargo-ndk."
+    mode.set("release")
+    abis.set(androidAbis)
+    outputDir.set(layout.buildDirectory.dir("generated/cargoNdk/release"))
+}
+
+// A debug build deployed from the IDE builds only the device's ABI: Android Studio passes the
+// device's ABIs, most preferred first, in `android.injected.build.abi`. Without it (a
+// command-line build) it builds all four, still in cargo's fast dev profile.
+val cargoNdkDebug = tasks.register<CargoNdkBuild>("cargoNdkDebug") {
+    description = "Builds a dev-profile liblinekit.so for the deployed device's ABI (all four without one) with cargo-ndk."
+    mode.set("debug")
+    abis.set(
+        providers.gradleProperty("android.injected.build.abi")
+            .map { injected -> injected.split(',').map(String::trim).filter { it in androidAbis }.take(1) }
+            .map { it.ifEmpty { androidAbis } }
+            .orElse(androidAbis),
+    )
+    outputDir.set(layout.buildDirectory.dir("generated/cargoNdk/debug"))
 }
 
 val uniffiBindings = tasks.register<UniffiBindings>("generateUniffiBindings") {
@@ -175,10 +276,10 @@ val testAssetsZip = tasks.register<Zip>("testAssetsZip") {
 
 android {
     namespace = "dev.linekit"
-    compileSdk = libs.versions.compileSdk.get().toInt()
-    ndkVersion = libs.versions.ndk.get()
+    compileSdk = catalogVersion("compileSdk").toInt()
+    ndkVersion = catalogVersion("ndk")
     defaultConfig {
-        minSdk = libs.versions.minSdk.get().toInt()
+        minSdk = catalogVersion("minSdk").toInt()
         consumerProguardFiles("consumer-rules.pro")
         testInstrumentationRunner = "androidx.test.runner.AndroidJUnitRunner"
     }
@@ -197,36 +298,37 @@ android {
             isMinifyEnabled = false // a library: the app's R8 applies consumer-rules.pro
         }
     }
-    // One published variant with its sources and javadoc jars (LibraryPublishing.singleVariant;
-    // developer.android.com/build/publish-library/configure-pub-variants). The "release"
-    // software component it creates exists only after evaluation: hence afterEvaluate below.
-    publishing {
-        singleVariant("release") {
-            withSourcesJar()
-            withJavadocJar()
-        }
-    }
 }
 
 kotlin {
     compilerOptions {
-        allWarningsAsErrors.set(true)
+        // Linekit's own build (gradle.properties: linekit.werror=true) fails on any warning; an
+        // app that includes the module compiles it with its own Kotlin and its own rules.
+        allWarningsAsErrors.set(providers.gradleProperty("linekit.werror").map(String::toBoolean).orElse(false))
     }
 }
 
 // Generated directories go through the Variant API (com.android.build.api.variant
 // .SourceDirectories.addGeneratedSourceDirectory, AGP 8+ and 9): the task dependency comes with
-// the directory, for every consumer of the source type. `-Plinekit.jniLibs=DIR` packages .so
-// files built elsewhere (DIR/<abi>/liblinekit.so) instead of running cargo-ndk.
+// the directory, for every consumer of the source type. Release variants package the release
+// .so, debug variants the dev-profile one. Built elsewhere (the workflow's emulator legs reuse
+// the build job's): `-Plinekit.jniLibs=DIR` packages DIR/<abi>/liblinekit.so instead of running
+// cargo-ndk, `-Plinekit.uniffiDir=DIR` compiles the bindings generated in DIR.
 val prebuiltJniLibs: String? = providers.gradleProperty("linekit.jniLibs").orNull?.let { file(it).path }
+val prebuiltBindings: String? = providers.gradleProperty("linekit.uniffiDir").orNull?.let { file(it).path }
 androidComponents {
     onVariants { variant ->
-        if (prebuiltJniLibs != null) {
-            variant.sources.jniLibs?.addStaticSourceDirectory(prebuiltJniLibs)
-        } else {
-            variant.sources.jniLibs?.addGeneratedSourceDirectory(cargoNdk, CargoNdkBuild::outputDir)
+        when {
+            prebuiltJniLibs != null -> variant.sources.jniLibs?.addStaticSourceDirectory(prebuiltJniLibs)
+            variant.buildType == "release" ->
+                variant.sources.jniLibs?.addGeneratedSourceDirectory(cargoNdkRelease, CargoNdkBuild::outputDir)
+            else -> variant.sources.jniLibs?.addGeneratedSourceDirectory(cargoNdkDebug, CargoNdkBuild::outputDir)
         }
-        variant.sources.kotlin?.addGeneratedSourceDirectory(uniffiBindings, UniffiBindings::outputDir)
+        if (prebuiltBindings != null) {
+            variant.sources.kotlin?.addStaticSourceDirectory(prebuiltBindings)
+        } else {
+            variant.sources.kotlin?.addGeneratedSourceDirectory(uniffiBindings, UniffiBindings::outputDir)
+        }
     }
 }
 
@@ -245,62 +347,14 @@ tasks.withType<Test>().configureEach {
 }
 
 dependencies {
-    api(libs.okhttp)
+    api("com.squareup.okhttp3:okhttp:${catalogVersion("okhttp")}")
     // The AAR flavour of JNA ships libjnidispatch.so for every Android ABI. The dependency is
     // the POM's to declare: an AAR never carries its dependencies.
-    implementation("${libs.jna.get().module}:${libs.versions.jna.get()}@aar")
+    implementation("net.java.dev.jna:jna:${catalogVersion("jna")}@aar")
 
-    testImplementation(libs.junit4)
-    testImplementation(libs.robolectric)
-    testImplementation(libs.mockwebserver3)
+    testImplementation("junit:junit:${catalogVersion("junit4")}")
+    testImplementation("org.robolectric:robolectric:${catalogVersion("robolectric")}")
+    testImplementation("com.squareup.okhttp3:mockwebserver3:${catalogVersion("okhttp")}")
     // Robolectric runs on the host JVM: JNA from the jar (desktop libjnidispatch), not the AAR.
-    testImplementation(libs.jna)
-}
-
-// Gradle Module Metadata does not keep the `@aar` artifact type of the JNA dependency
-// (github.com/gradle/gradle/issues/21267), so a Gradle consumer reading the .module file would
-// get JNA's desktop jar without libjnidispatch.so for Android. Publishing only the POM, which
-// records <type>aar</type>, gives every consumer the AAR.
-tasks.withType<GenerateModuleMetadata>().configureEach { enabled = false }
-
-// The public repository (POM url, scm, developer): one property in gradle.properties.
-val projectUrl: Provider<String> = providers.gradleProperty("linekit.url")
-
-publishing {
-    publications {
-        register<MavenPublication>("release") {
-            groupId = "dev.linekit"
-            artifactId = "linekit-android"
-            version = linekitVersion.get()
-            // The component exists once AGP has created the variants.
-            afterEvaluate { from(components["release"]) }
-            pom {
-                name.set("Linekit for Android")
-                description.set(
-                    "Multi-line CDN failover, HTTPDNS and line ranking for OkHttp on Android: " +
-                        "a Rust core (liblinekit.so) with Kotlin bindings.",
-                )
-                url.set(projectUrl)
-                licenses {
-                    license {
-                        name.set("Apache-2.0")
-                        url.set("https://www.apache.org/licenses/LICENSE-2.0.txt")
-                        distribution.set("repo")
-                    }
-                }
-                developers {
-                    developer {
-                        id.set("linekit")
-                        name.set("The Linekit authors")
-                        url.set(projectUrl)
-                    }
-                }
-                scm {
-                    url.set(projectUrl)
-                    connection.set(projectUrl.map { "scm:git:$it.git" })
-                    developerConnection.set(projectUrl.map { "scm:git:$it.git" })
-                }
-            }
-        }
-    }
+    testImplementation("net.java.dev.jna:jna:${catalogVersion("jna")}")
 }

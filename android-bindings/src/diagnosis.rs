@@ -98,9 +98,7 @@ impl NativeLineKit {
     /// its probes from the global probe budget.
     pub fn diagnosis(&self, biz: Option<String>) -> Result<Arc<DiagnosisSession>, LineKitError> {
         let engine = self.engine()?;
-        let plan = engine.diagnosis_plan(biz.as_deref()).ok_or_else(|| {
-            LineKitError::InvalidArgument("unknown business line for a diagnosis".to_string())
-        })?;
+        let plan = engine.diagnosis_plan(biz.as_deref())?;
         Ok(Arc::new(DiagnosisSession { engine, plan }))
     }
 }

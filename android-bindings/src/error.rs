@@ -51,6 +51,7 @@ impl From<linekit_core::Error> for LineKitError {
             E::InvalidArgument(_) => LineKitError::InvalidArgument(msg),
             E::Dns(_) => LineKitError::Dns(msg),
             E::Store(_) => LineKitError::Store(msg),
+            E::ConsentRequired(_) => LineKitError::InvalidArgument(msg),
         }
     }
 }

@@ -446,6 +446,8 @@ mod tests {
                 path_prefix: None,
                 rest_at: 8,
             }),
+            mode: linekit_core::line::rollout::RolloutMode::On,
+            would: None,
         }
     }
 

@@ -28,6 +28,7 @@ use crate::dns::refresh::{BackoffPolicy, Refresher};
 use crate::dns::{ConnectError, DnsCache, DnsSettings, Lookup};
 use crate::line::headers;
 use crate::line::pool::PoolSnapshot;
+use crate::line::rollout::RolloutMode;
 use crate::line::{Outcome, Protocol, Timings, WsEvent};
 use crate::net::{NetworkMonitor, NetworkState};
 use crate::runtime::{Runtime, Task};
@@ -43,11 +44,12 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-pub use crate::line::router::{RouteDecision, RouteRequest, Topology};
+pub use crate::line::router::{RouteDecision, RouteRequest, Topology, Would};
 pub use builder::LineKitBuilder;
 pub use httpdns::DnsRecordState;
 
 mod builder;
+mod consent;
 mod detect;
 mod diagnose;
 mod httpdns;
@@ -158,6 +160,12 @@ struct Inner {
     /// Stamps events with their position and keeps `at_ms` non-decreasing in the order
     /// the sink receives them.
     trace_order: Mutex<trace_order::TraceOrder>,
+    /// Whether the engine may send its own requests (module `consent`).
+    consent: AtomicBool,
+    /// [`LineKit::clear_data`] ran: nothing more is written to the storage directory.
+    cleared: AtomicBool,
+    /// The storage directory, when one is usable.
+    storage_dir: Option<PathBuf>,
 }
 
 /// The engine. Cheap to share behind an `Arc`; all methods take `&self`.
@@ -187,6 +195,8 @@ struct Parts {
     /// Config sources skipped at start-up, with why.
     skipped: Vec<(ConfigSource, String)>,
     trace_all: bool,
+    /// Own requests wait for [`LineKit::grant_consent`].
+    require_consent: bool,
 }
 
 impl LineKit {
@@ -211,6 +221,7 @@ impl LineKit {
             mode: RuntimeMode::Manual,
             skipped: Vec::new(),
             trace_all: false,
+            require_consent: false,
         })
     }
 
@@ -230,7 +241,9 @@ impl LineKit {
         let httpdns_config = &state.topology.config.httpdns;
         let dns = DnsCache::new(dns_settings(httpdns_config), p.seed);
         let mut refresh = Refresher::new(httpdns_config, BackoffPolicy::default());
-        refresh.seed_ivs(p.seed);
+        // The install seed is kept across restarts; the wall clock makes each start's IVs
+        // new (and a replay's, on its fixed wall clock, reproducible).
+        refresh.seed_ivs(p.seed ^ p.clock.wall_ms());
         let kit = LineKit {
             inner: Arc::new(Inner {
                 state: ArcSwap::from_pointee(state),
@@ -251,6 +264,9 @@ impl LineKit {
                 next_request_id: AtomicU64::new(1),
                 open: RwLock::new(true),
                 persist: p.storage_dir.as_deref().map(persist::Persistence::new),
+                storage_dir: p.storage_dir,
+                consent: AtomicBool::new(!p.require_consent),
+                cleared: AtomicBool::new(false),
                 remote: Mutex::new(remote_config::RemoteState::new(
                     p.source, p.skipped, p.seed, now,
                 )),
@@ -328,10 +344,24 @@ impl LineKit {
         protocol: Protocol,
         exclude: &[&str],
     ) -> (RouteDecision, Vec<(String, String)>) {
+        self.route_headers(url, method, headers, protocol, exclude, None)
+    }
+
+    fn route_headers<N: AsRef<str>, V: AsRef<str>>(
+        &self,
+        url: &str,
+        method: &str,
+        headers: &[(N, V)],
+        protocol: Protocol,
+        exclude: &[&str],
+        mode: Option<RolloutMode>,
+    ) -> (RouteDecision, Vec<(String, String)>) {
         let private = headers::LineHeaders::parse(headers);
-        let decision = self.route(&RouteRequest::with_headers(
-            url, method, &private, protocol, exclude,
-        ));
+        let req = RouteRequest {
+            mode,
+            ..RouteRequest::with_headers(url, method, &private, protocol, exclude)
+        };
+        let decision = self.route(&req);
         let sent = headers
             .iter()
             .filter(|(n, _)| !headers::is_private(n.as_ref()))
@@ -351,15 +381,31 @@ impl LineKit {
         protocol: Option<Protocol>,
         exclude: &[&str],
     ) -> (RouteDecision, Vec<(String, String)>) {
+        self.route_inferred_as(url, method, headers, protocol, exclude, None)
+    }
+
+    /// [`LineKit::route_inferred`] for an attempt of a call that started under rollout
+    /// mode `mode` (a retry passes its first decision's mode back; see
+    /// [`RouteRequest::mode`]).
+    pub fn route_inferred_as<N: AsRef<str>, V: AsRef<str>>(
+        &self,
+        url: &str,
+        method: &str,
+        headers: &[(N, V)],
+        protocol: Option<Protocol>,
+        exclude: &[&str],
+        mode: Option<RolloutMode>,
+    ) -> (RouteDecision, Vec<(String, String)>) {
         let protocol =
             protocol.unwrap_or_else(|| crate::line::upgrade::infer_protocol(url, headers));
-        self.route_with_headers(url, method, headers, protocol, exclude)
+        self.route_headers(url, method, headers, protocol, exclude, mode)
     }
 
     /// Records the outcome of one attempt. Unknown business lines or lines are ignored
-    /// (the report may belong to a config that was just replaced). Slow requests, a line
-    /// reaching `failure_threshold` consecutive faults and WebSocket handshake failures
-    /// trigger a detect of the business line.
+    /// (the report may belong to a config that was just replaced), and so are business
+    /// lines whose rollout mode is `off` (their requests are left alone). Slow requests, a
+    /// line reaching `failure_threshold` consecutive faults and WebSocket handshake
+    /// failures trigger a detect of the business line.
     pub fn report(&self, report: &Report<'_>) {
         let inner = &self.inner;
         let state = inner.state.load();
@@ -373,7 +419,9 @@ impl LineKit {
             }),
             (None, None) => None,
         };
-        let Some(biz) = biz else { return };
+        let Some(biz) = biz.filter(|b| b.mode != RolloutMode::Off) else {
+            return;
+        };
         let Some(pool) = biz.pool(report.protocol) else {
             return;
         };
@@ -635,6 +683,17 @@ impl LineKit {
         self.inner.emit_downgrade(on);
     }
 
+    /// Each business line's rollout mode on this install, by name.
+    pub fn rollout_modes(&self) -> BTreeMap<String, RolloutMode> {
+        let state = self.inner.state.load();
+        state
+            .topology
+            .biz
+            .iter()
+            .map(|b| (b.name.to_string(), b.mode))
+            .collect()
+    }
+
     /// Every pool's ranked lines, keyed `"biz/protocol"`.
     pub fn pools(&self) -> BTreeMap<String, PoolSnapshot> {
         let state = self.inner.state.load();
@@ -654,7 +713,8 @@ impl LineKit {
     }
 
     /// The engine's state as JSON: `{"version":N,"downgrade":b,"source":..,"network":{handle,
-    /// validated,vpn,private_dns,proxy,transport,httpdns_bypass},"pools":{..},
+    /// validated,vpn,private_dns,proxy,transport,httpdns_bypass},"rollout":{biz:mode},
+    /// "pools":{..},
     /// "httpdns":{"records":[{host,addresses,provider,ttl_s,refresh_in_ms,expires_in_ms}],
     /// "providers":[{id,backoff_ms}]}}` (no payloads).
     pub fn state_json(&self) -> String {
@@ -663,6 +723,7 @@ impl LineKit {
             "downgrade": self.downgrade(),
             "source": self.inner.source.as_str(),
             "network": network_json(&self.network()),
+            "rollout": self.rollout_modes(),
             "pools": self.pools(),
             "httpdns": {
                 "records": self.dns_records(),
@@ -818,6 +879,13 @@ fn route_event(req: &RouteRequest<'_>, d: &RouteDecision, now: u64, downgrade: b
         attempt: Some(req.exclude.len() as u32),
         exclude: (!req.exclude.is_empty())
             .then(|| req.exclude.iter().map(|l| l.to_string()).collect()),
+        mode: Some(d.mode.as_str().to_string()),
+        would_line: d
+            .would
+            .as_ref()
+            .and_then(|w| w.line.as_deref().map(str::to_string)),
+        would_reason: d.would.as_ref().map(|w| w.reason.as_str().to_string()),
+        would_healthy: d.would.as_ref().map(|w| w.healthy),
         ..TraceEvent::new(TraceKind::Route, now)
     }
 }

@@ -53,6 +53,9 @@ pub enum Error {
     Dns(String),
     /// A storage file could not be read or written.
     Store(String),
+    /// The engine may not send its own requests: it was built to wait for the user's
+    /// consent, which was not granted (or was revoked).
+    ConsentRequired(String),
 }
 
 impl fmt::Display for Error {
@@ -73,6 +76,10 @@ impl fmt::Display for Error {
             Error::InvalidArgument(why) => write!(f, "invalid argument: {why}"),
             Error::Dns(why) => write!(f, "httpdns: {why}"),
             Error::Store(why) => write!(f, "store: {why}"),
+            Error::ConsentRequired(what) => write!(
+                f,
+                "consent required: {what} sends requests, and consent was not granted"
+            ),
         }
     }
 }

@@ -11,6 +11,7 @@ use crate::clock::ManualClock;
 use crate::config::validate::parse_config;
 use crate::dns::ConnectError;
 use crate::engine::{LineKit, Report, RuntimeMode};
+use crate::line::rollout::RolloutMode;
 use crate::line::{Outcome, Protocol, Timings, WsEvent};
 use crate::net::{NetworkState, PrivateDnsMode};
 use crate::trace::event::NoopSink;
@@ -37,6 +38,9 @@ struct Scenario {
     /// Unix milliseconds of the wall clock at virtual time 0.
     #[serde(default = "default_wall_start_ms")]
     wall_start_ms: u64,
+    /// The engine waits for a `consent` step before sending anything of its own.
+    #[serde(default)]
+    require_consent: bool,
     steps: Vec<Value>,
 }
 
@@ -72,6 +76,10 @@ pub enum Step {
         /// `http` (default) or `ws`.
         #[serde(default)]
         protocol: Option<String>,
+        /// A retry's call mode: the `mode` its first attempt printed (`off`, `observe`,
+        /// `on`).
+        #[serde(default)]
+        mode: Option<String>,
     },
     /// Report the outcome of an attempt.
     Report {
@@ -231,6 +239,13 @@ pub enum Step {
         /// Business line.
         biz: String,
     },
+    /// The user granted (`true`) or withdrew (`false`) consent.
+    Consent {
+        /// Virtual time.
+        at: u64,
+        /// Granted or revoked.
+        granted: bool,
+    },
 }
 
 fn get() -> String {
@@ -247,6 +262,7 @@ impl Step {
             | Step::Downgrade { at, .. }
             | Step::Respond { at, .. }
             | Step::Detect { at, .. }
+            | Step::Consent { at, .. }
             | Step::Lookup { at, .. }
             | Step::ConnectFailed { at, .. }
             | Step::ConnectSucceeded { at, .. }
@@ -259,6 +275,30 @@ impl Step {
 fn parse_ip(ip: &str, path: &str) -> Result<IpAddr> {
     ip.parse()
         .map_err(|_| Error::InvalidArgument(format!("{path}.ip: not an IP address")))
+}
+
+/// How many extra lines the call of decision `d` may try: the decision's rollout mode
+/// with the config's `max_retries`, and none for a request that may not be sent twice
+/// (the core's replay rule; a scenario's request bodies are never one-shot).
+fn call_retries(
+    engine: &LineKit,
+    d: &crate::engine::RouteDecision,
+    method: &str,
+    headers: &[(&str, &str)],
+) -> u32 {
+    let keyed = crate::line::headers::LineHeaders::parse(headers).idempotency_key;
+    if crate::line::replay::replayable(method, keyed, false) {
+        d.max_retries(engine.config().thresholds.max_retries)
+    } else {
+        0
+    }
+}
+
+fn call_mode(m: &Option<String>, path: &str) -> Result<Option<RolloutMode>> {
+    m.as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(|e: String| Error::InvalidArgument(format!("{path}.mode: {e}")))
 }
 
 fn protocol(p: &Option<String>, path: &str) -> Result<Protocol> {
@@ -278,6 +318,19 @@ pub fn parse_scenario(text: &str) -> Result<(String, u64, Vec<Step>)> {
 
 /// [`parse_scenario`], also returning `wall_start_ms`.
 pub fn parse_scenario_at(text: &str) -> Result<(String, u64, u64, Vec<Step>)> {
+    parse_checked(text).map(|p| (p.config, p.seed, p.wall_start_ms, p.steps))
+}
+
+/// A scenario that parsed and passed its checks.
+struct Parsed {
+    config: String,
+    seed: u64,
+    wall_start_ms: u64,
+    require_consent: bool,
+    steps: Vec<Step>,
+}
+
+fn parse_checked(text: &str) -> Result<Parsed> {
     if text.len() > MAX_SCENARIO_BYTES {
         return Err(Error::InvalidArgument(format!(
             "scenario is {} bytes; limit is {MAX_SCENARIO_BYTES}",
@@ -301,8 +354,11 @@ pub fn parse_scenario_at(text: &str) -> Result<(String, u64, u64, Vec<Step>)> {
         }
         last_at = step.at();
         match &step {
-            Step::Route { protocol: p, .. } => {
+            Step::Route {
+                protocol: p, mode, ..
+            } => {
                 protocol(p, &path)?;
+                call_mode(mode, &path)?;
             }
             Step::Report {
                 outcome,
@@ -374,7 +430,13 @@ pub fn parse_scenario_at(text: &str) -> Result<(String, u64, u64, Vec<Step>)> {
         }
         steps.push(step);
     }
-    Ok((config, scenario.seed, scenario.wall_start_ms, steps))
+    Ok(Parsed {
+        config,
+        seed: scenario.seed,
+        wall_start_ms: scenario.wall_start_ms,
+        require_consent: scenario.require_consent,
+        steps,
+    })
 }
 
 /// Runs a scenario, writing JSON Lines to `out`.
@@ -389,7 +451,13 @@ pub fn run_traced(
     out: &mut dyn Write,
     trace: Option<Arc<dyn crate::trace::TraceSink>>,
 ) -> Result<()> {
-    let (config_text, seed, wall_start_ms, steps) = parse_scenario_at(text)?;
+    let Parsed {
+        config: config_text,
+        seed,
+        wall_start_ms,
+        require_consent,
+        steps,
+    } = parse_checked(text)?;
     parse_config(&config_text)?;
     let clock = ManualClock::new(0, wall_start_ms);
     let transport = Arc::new(ScriptedTransport::default());
@@ -400,6 +468,7 @@ pub fn run_traced(
         .transport(transport.clone())
         .runtime_mode(RuntimeMode::Manual)
         .trace_all(trace.is_some())
+        .require_consent(require_consent)
         .trace_sink(trace.unwrap_or_else(|| Arc::new(NoopSink)))
         .build()?;
     let mut emit =
@@ -554,6 +623,7 @@ pub(crate) fn execute(
             headers,
             exclude,
             protocol: p,
+            mode,
         } => {
             let mut pairs: Vec<(&str, &str)> = headers
                 .iter()
@@ -567,23 +637,28 @@ pub(crate) fn execute(
                 Some(_) => Some(protocol(p, "route")?),
                 None => None,
             };
-            let (d, sent) = engine.route_inferred(url, method, &pairs, explicit, &exclude);
+            let mode = call_mode(mode, "route")?;
+            let (d, sent) = engine.route_inferred_as(url, method, &pairs, explicit, &exclude, mode);
             let sent: Map<String, Value> = sent
                 .into_iter()
                 .map(|(k, v)| (k, Value::String(v)))
                 .collect();
-            Some(line(
-                *at,
-                "route",
-                json!({
-                    "url": d.url(url),
-                    "line": d.line.as_deref(),
-                    "reason": d.reason.as_str(),
-                    "headers": sent,
-                    "protocol": d.protocol.as_str(),
-                    "version_mismatch": d.version_mismatch,
-                }),
-            ))
+            let mut fields = json!({
+                "url": d.url(url),
+                "line": d.line.as_deref(),
+                "reason": d.reason.as_str(),
+                "headers": sent,
+                "protocol": d.protocol.as_str(),
+                "version_mismatch": d.version_mismatch,
+                "mode": d.mode.as_str(),
+                "max_retries": call_retries(engine, &d, method, &pairs),
+            });
+            if let Some(would) = &d.would {
+                fields["would_line"] = json!(would.line.as_deref());
+                fields["would_reason"] = json!(would.reason.as_str());
+                fields["would_healthy"] = json!(would.healthy);
+            }
+            Some(line(*at, "route", fields))
         }
         Step::Report {
             biz,
@@ -687,6 +762,14 @@ pub(crate) fn execute(
             engine.detect(biz);
             None
         }
+        Step::Consent { granted, .. } => {
+            if *granted {
+                engine.grant_consent();
+            } else {
+                engine.revoke_consent();
+            }
+            None
+        }
         Step::Lookup { at, host } => {
             let l = engine.lookup(host);
             let addrs: Vec<String> = l.addrs.iter().map(ToString::to_string).collect();
@@ -733,7 +816,11 @@ pub(crate) fn execute(
         Step::State { at } => Some(line(
             *at,
             "state",
-            json!({ "pools": engine.pools(), "config": engine.config_status() }),
+            json!({
+                "pools": engine.pools(),
+                "config": engine.config_status(),
+                "rollout": engine.rollout_modes(),
+            }),
         )),
         Step::Tick { .. } => None,
     })

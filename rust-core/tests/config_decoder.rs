@@ -27,6 +27,7 @@ const EVERY_FIELD: &str = r#"{
       "detect_path": "/health", "detect_method": "GET",
       "detect_expect_status": 204, "detect_expect_length": 2,
       "version_header": "X-Spot-Version", "version_policy": "strict",
+      "rollout": {"mode": "off", "percent": 50, "others": "observe"},
       "http": [
         {"id": "ali", "url": "https://spot-ali.example.com", "priority": 1, "weight": 50},
         {"id": "tx", "url": "http://spot-tx.example.com:8080", "priority": 0, "weight": 7}
@@ -54,6 +55,7 @@ const EVERY_FIELD: &str = r#"{
     "bootstrap": {"api.example.com": ["198.51.100.1", "2001:db8::1"]}
   },
   "trace": {"sample_rate": 0.5, "window_ms": 60000},
+  "rollout": {"mode": "observe", "percent": 30, "others": "on"},
   "remote": {"urls": ["https://config.example.com/linekit.json"], "interval_s": 900,
              "jitter_s": 60, "timeout_ms": 4000},
   "trust": {"keys": [{"id": "k1", "ed25519": "FkmaqbuNvekDDE6Dj5M4OOCchY/2EbStDuSSQSFyRbw="}],

@@ -95,7 +95,7 @@ fn the_plan_lists_every_line_with_its_own_probe_and_the_budget_limits_probes() {
         .lines
         .iter()
         .all(|l| !l.probe_allowed && l.probe_skipped.as_deref() == Some("probe_budget")));
-    assert!(kit.diagnosis_plan(Some("nope")).is_none());
+    assert!(kit.diagnosis_plan(Some("nope")).is_err());
 }
 
 #[test]

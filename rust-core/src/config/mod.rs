@@ -17,8 +17,8 @@ pub mod validate;
 #[cfg(feature = "schema")]
 pub use model::json_schema;
 pub use model::{
-    BizLine, Config, HttpDnsConfig, LineConfig, MergeHost, ProviderConfig, Thresholds, TraceConfig,
-    VersionPolicy,
+    BizLine, Config, HttpDnsConfig, LineConfig, MergeHost, ProviderConfig, Rollout, RolloutMode,
+    Thresholds, TraceConfig, VersionPolicy,
 };
 pub use rules::{is_valid_biz_name, is_valid_host, is_valid_host_pattern, MAX_REPORTED_ERRORS};
 pub use seal::{open, parse_key_hex, seal};

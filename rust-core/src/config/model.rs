@@ -33,6 +33,9 @@ pub struct Config {
     pub httpdns: HttpDnsConfig,
     /// Trace sampling.
     pub trace: TraceConfig,
+    /// Staged rollout: how much of Linekit's behaviour each business line gets (a business
+    /// line's own `rollout` replaces this one for it).
+    pub rollout: Rollout,
     /// Where the engine fetches its remote config (absent: the app feeds `update_config`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remote: Option<super::remote::RemoteConfig>,
@@ -154,6 +157,44 @@ pub struct BizLine {
     pub version_header: Option<String>,
     /// What the version guard does when lines disagree on the fingerprint.
     pub version_policy: VersionPolicy,
+    /// This business line's staged rollout, replacing the top-level `rollout` as a whole
+    /// (its absent fields take their defaults, not the top level's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<Rollout>,
+}
+
+crate::wire_enum! {
+    /// How much of Linekit a business line gets on an install.
+    #[derive(Serialize, Deserialize)]
+    #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+    #[serde(rename_all = "lowercase")]
+    pub enum RolloutMode: "rollout mode", default = On, listing = Or {
+        /// Requests are left alone: no rewrite, no retry, no probes of the pools.
+        Off = "off",
+        /// Requests go to their original URL, unchanged and never retried; the pools are
+        /// probed and every route records what `on` would have done.
+        Observe = "observe",
+        /// Full behaviour: routing, retries and probes.
+        On = "on",
+    }
+}
+
+/// A staged rollout: `percent` of installs (by the stable per-install bucket) get `mode`,
+/// the others get `others`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, SmartDefault)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(default)]
+pub struct Rollout {
+    /// The mode of installs inside `percent`.
+    #[default(RolloutMode::On)]
+    pub mode: RolloutMode,
+    /// Share of installs that get `mode`, in percent (0..=100).
+    #[default(100)]
+    #[cfg_attr(feature = "schema", schemars(range(max = 100)))]
+    pub percent: u32,
+    /// The mode of the remaining installs.
+    #[default(RolloutMode::Off)]
+    pub others: RolloutMode,
 }
 
 /// What the version guard does with lines whose deployment fingerprint differs from the

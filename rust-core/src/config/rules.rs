@@ -7,7 +7,7 @@
 //! value; rules then stay silent at and below tainted paths, so one mistake is reported
 //! once and placeholders never produce invented follow-up errors.
 
-use super::model::{BizLine, Config, LineConfig, Thresholds};
+use super::model::{BizLine, Config, LineConfig, Rollout, Thresholds};
 use crate::dns::providers::ProviderFormat;
 use crate::error::FieldError;
 use crate::line::endpoint::{is_valid_hostname, parse_authority};
@@ -177,6 +177,7 @@ pub(crate) fn check(c: &Config, f: &mut Findings) {
     for (name, biz) in &c.biz_lines {
         biz_line(name, biz, allow_cleartext, &mut owners, f);
     }
+    rollout("rollout", &c.rollout, f);
     merge_hosts(c, f);
     httpdns(c, allow_cleartext, f);
     if !(0.0..=1.0).contains(&c.trace.sample_rate) {
@@ -215,6 +216,13 @@ fn thresholds(t: &Thresholds, f: &mut Findings) {
             "thresholds.max_retries",
             format!("must be in 0..={MAX_RETRIES}"),
         );
+    }
+}
+
+/// The rollout at `path`: `percent` is a share of installs.
+fn rollout(path: &str, r: &Rollout, f: &mut Findings) {
+    if r.percent > 100 {
+        f.rule(&format!("{path}.percent"), "must be in 0..=100");
     }
 }
 
@@ -302,6 +310,9 @@ fn biz_line<'c>(
         if let Err(why) = crate::line::version::check_header_name(header) {
             f.rule(&format!("{path}.version_header"), why);
         }
+    }
+    if let Some(r) = &biz.rollout {
+        rollout(&format!("{path}.rollout"), r, f);
     }
     let mut ids: HashMap<&str, String> = HashMap::new();
     for (pool, lines) in [("http", &biz.http), ("ws", &biz.ws)] {

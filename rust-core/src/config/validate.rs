@@ -19,8 +19,8 @@
 //! compatibility).
 
 use super::model::{
-    default_rate, default_weight, BizLine, Config, LineConfig, MergeHost, ProviderConfig,
-    ServeStaleConfig, VersionPolicy,
+    default_rate, default_weight, BizLine, Config, LineConfig, MergeHost, ProviderConfig, Rollout,
+    RolloutMode, ServeStaleConfig, VersionPolicy,
 };
 use super::provider_auth::{AuthKind, ProviderAuth, Secret, DEFAULT_SIGN_VALIDITY_S};
 use super::rules::{self, biz_path, Findings};
@@ -427,8 +427,32 @@ fn document(v: &Value, f: &mut Findings) -> Config {
         let fields = slots!(trace => Number { sample_rate }, U64 { window_ms });
         w.fields(t, "trace", Presence::Optional, fields);
     }
+    if let Some(r) = root
+        .get("rollout")
+        .and_then(|v| rollout(&mut w, "rollout", v))
+    {
+        c.rollout = r;
+    }
     remote_and_trust(&mut w, root, &mut c);
     c
+}
+
+/// A `rollout` object at `path`: `mode` and `others` (`off`, `observe` or `on`) and
+/// `percent`; absent fields keep [`Rollout`]'s defaults.
+fn rollout(w: &mut Walk<'_>, path: &str, v: &Value) -> Option<Rollout> {
+    let o = w.object(path, v)?;
+    let mut r = Rollout::default();
+    for (key, slot) in [("mode", &mut r.mode), ("others", &mut r.others)] {
+        let p = join(path, key);
+        if let Some(s) = o.get(key).and_then(|v| w.string(&p, v)) {
+            match s.parse::<RolloutMode>() {
+                Ok(mode) => *slot = mode,
+                Err(_) => w.f.structural(&p, "must be off, observe or on"),
+            }
+        }
+    }
+    w.fields(o, path, Presence::Optional, slots!(r => U32 { percent }));
+    Some(r)
 }
 
 fn biz_line(w: &mut Walk<'_>, path: &str, v: &Value) -> BizLine {
@@ -449,6 +473,9 @@ fn biz_line(w: &mut Walk<'_>, path: &str, v: &Value) -> BizLine {
         slots!(b => Text { detect_path, detect_method }),
     );
     version_guard(w, path, o, &mut b);
+    if let Some(v) = o.get("rollout") {
+        b.rollout = rollout(w, &join(path, "rollout"), v);
+    }
     if let Some(n) = o
         .get("detect_expect_status")
         .and_then(|v| w.u32(&join(path, "detect_expect_status"), v))

@@ -44,6 +44,7 @@ pub struct LineKitBuilder {
     mode: RuntimeMode,
     fallback_on_invalid_config: bool,
     trace_all: bool,
+    require_consent: bool,
 }
 
 impl Default for LineKitBuilder {
@@ -60,6 +61,7 @@ impl Default for LineKitBuilder {
             mode: RuntimeMode::default(),
             fallback_on_invalid_config: true,
             trace_all: false,
+            require_consent: false,
         }
     }
 }
@@ -84,7 +86,9 @@ impl LineKitBuilder {
         clock(clock: Arc<dyn Clock>) => clock = Some(clock);
         /// Trace sink.
         trace_sink(sink: Arc<dyn TraceSink>) => sink = Some(sink);
-        /// Seed for jitter and the per-install gray bucket (random per process by default).
+        /// Seed for jitter and the per-install buckets (rollout, convergence gray rate,
+        /// trace sampling). By default the install seed kept in the storage directory
+        /// (random on the first start), or a random one per process without a directory.
         seed(seed: u64) => seed = Some(seed);
         /// The transport for probes and HTTPDNS queries (none: the engine never probes).
         transport(transport: Arc<dyn Transport>) => transport = Some(transport);
@@ -98,6 +102,10 @@ impl LineKitBuilder {
         /// Records every window, whatever `trace.sample_rate` says (`linekit replay
         /// --trace-out`, what-if replays).
         trace_all(on: bool) => trace_all = on;
+        /// `true`: the engine sends nothing of its own (probes, HTTPDNS, config fetches,
+        /// diagnosis) until [`LineKit::grant_consent`]; routing works from local data
+        /// meanwhile. Off by default.
+        require_consent(on: bool) => require_consent = on;
     }
 
     /// Builds the engine. A bad persisted config is logged and skipped; so is a bad app
@@ -151,13 +159,17 @@ impl LineKitBuilder {
             source: resolved.source,
             clock,
             sink: self.sink.unwrap_or_else(|| Arc::new(NoopSink)),
-            seed: self.seed.unwrap_or_else(|| fastrand::u64(..)),
+            seed: self.seed.unwrap_or_else(|| match &storage_dir {
+                Some(dir) => crate::store::install::load_or_create(dir),
+                None => fastrand::u64(..),
+            }),
             last_good,
             storage_dir,
             transport: self.transport,
             mode: self.mode,
             skipped,
             trace_all: self.trace_all,
+            require_consent: self.require_consent,
         })
     }
 }

@@ -2,11 +2,13 @@
 //! scheduled detects on the runtime, choosing which lines a detect probes, applying probe
 //! results to the same statistics and breakers as real traffic, and the periodic revive
 //! check of open lines. *Whether and when* to probe is decided by
-//! [`crate::detect::DetectScheduler`]; this module only carries it out.
+//! [`crate::detect::DetectScheduler`]; this module only carries it out. A business line
+//! whose rollout mode is `off` is never probed; `observe` and `on` are.
 
 use super::requests::Pending;
 use super::Inner;
 use crate::detect::{Plan, Trigger};
+use crate::line::rollout::RolloutMode;
 use crate::line::{Outcome, Protocol};
 use crate::trace::{TraceEvent, TraceKind};
 use crate::transport::{RequestKind, TransportResult};
@@ -41,12 +43,23 @@ impl Inner {
         trigger: Trigger,
         urgent: bool,
     ) -> bool {
-        if self.transport.is_none() || !self.is_open() {
+        if self.transport.is_none() || !self.is_open() || !self.consented() || !self.may_probe(biz)
+        {
             return false;
         }
         let now = self.clock.now_ms();
         let plan = self.detect.lock().request_as(biz, trigger, urgent, now);
         self.schedule_detect(biz, trigger, plan)
+    }
+
+    /// Whether business line `biz` may be probed: it exists and its rollout mode is not
+    /// `off`.
+    fn may_probe(&self, biz: &str) -> bool {
+        self.state
+            .load()
+            .topology
+            .biz_entry(biz)
+            .is_some_and(|b| b.mode != RolloutMode::Off)
     }
 
     /// Puts a `StartAt` plan on the runtime; whether a detect is now scheduled.
@@ -75,7 +88,11 @@ impl Inner {
     fn run_detect(self: &Arc<Self>, biz: &Arc<str>, token: u64, trigger: Trigger) {
         let now = self.clock.now_ms();
         let state = self.state.load();
-        let Some(entry) = state.topology.biz_entry(biz) else {
+        let Some(entry) = state
+            .topology
+            .biz_entry(biz)
+            .filter(|b| b.mode != RolloutMode::Off && self.consented())
+        else {
             self.detect.lock().abandon(biz);
             return;
         };

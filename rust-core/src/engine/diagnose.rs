@@ -7,18 +7,25 @@ use super::LineKit;
 use crate::diagnose::{render, DiagnosisPlan, HostPlan, LinePlan, Observations, Rendered};
 use crate::dns::Source;
 use crate::line::{Protocol, Scheme};
+use crate::{Error, Result};
 
 impl LineKit {
     /// What a diagnosis of business line `biz` (every business line for `None`) should
-    /// measure; `None` for an unknown business line. Each planned probe takes a token of
-    /// the global probe budget; lines past the budget get `probe_allowed: false`. Nothing
-    /// is taken when the platform reported no network.
-    pub fn diagnosis_plan(&self, biz: Option<&str>) -> Option<DiagnosisPlan> {
+    /// measure. Each planned probe takes a token of the global probe budget; lines past the
+    /// budget get `probe_allowed: false`. Nothing is taken when the platform reported no
+    /// network. Errors: an unknown business line, and [`Error::ConsentRequired`] before
+    /// consent (a diagnosis resolves, connects and probes).
+    pub fn diagnosis_plan(&self, biz: Option<&str>) -> Result<DiagnosisPlan> {
         let inner = &self.inner;
+        if !inner.consented() {
+            return Err(Error::ConsentRequired("a diagnosis".to_string()));
+        }
         let state = inner.state.load();
         let topo = &state.topology;
         let chosen: Vec<_> = match biz {
-            Some(name) => vec![topo.biz_entry(name)?],
+            Some(name) => vec![topo.biz_entry(name).ok_or_else(|| {
+                Error::InvalidArgument("unknown business line for a diagnosis".to_string())
+            })?],
             None => topo.biz.iter().collect(),
         };
         let (network, reported, bypass) = {
@@ -99,7 +106,7 @@ impl LineKit {
                 line.probe_skipped = Some(why.to_string());
             }
         }
-        Some(plan)
+        Ok(plan)
     }
 
     /// The report of `plan` from what the platform measured.

@@ -70,7 +70,7 @@ impl Inner {
     /// A lookup (or pre-resolve) found `host` due for a refresh: queue it (coalesced) and
     /// make sure a drain is scheduled. Cheap and non-blocking.
     pub(super) fn request_refresh(self: &Arc<Self>, host: &str, now: u64) {
-        if self.transport.is_none() || !self.is_open() {
+        if self.transport.is_none() || !self.is_open() || !self.consented() {
             return;
         }
         let host = normalize_host(host);
@@ -101,7 +101,7 @@ impl Inner {
     /// Queues a refresh of every `httpdns.pre_resolve` host that has no fresh record on the
     /// current network (patterns are skipped).
     pub(super) fn pre_resolve(self: &Arc<Self>) {
-        if self.transport.is_none() {
+        if self.transport.is_none() || !self.consented() {
             return;
         }
         let now = self.clock.now_ms();
@@ -171,6 +171,13 @@ impl Inner {
                 partial,
             }),
         );
+    }
+
+    /// A query that was not sent (consent missing): its hosts may be queued again.
+    pub(super) fn release_query(&self, query: DnsQuery) {
+        self.refresh
+            .lock()
+            .finished(&query.round.hosts, query.round.network);
     }
 
     /// Starts `round` (or its per-host pieces) on the next untried provider from a runtime

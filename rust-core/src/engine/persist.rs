@@ -40,6 +40,11 @@ pub(super) struct Persistence {
 }
 
 impl Persistence {
+    /// The state store, locked (no save runs while the guard lives).
+    pub(super) fn lock_store(&self) -> parking_lot::MutexGuard<'_, StateStore> {
+        self.store.lock()
+    }
+
     pub(super) fn new(dir: &Path) -> Self {
         Persistence {
             store: Mutex::new(StateStore::new(dir)),
@@ -122,7 +127,13 @@ impl Inner {
         }
         p.dirty.store(false, Ordering::Release);
         let body = self.export_state(p);
-        let saved = p.store.lock().save(body);
+        let saved = {
+            let mut store = p.store.lock();
+            if !self.may_persist() {
+                return;
+            }
+            store.save(body)
+        };
         let problem = match saved {
             Ok(SaveOutcome::Written(_)) | Ok(SaveOutcome::NotLoaded) => {
                 p.warned.store(false, Ordering::Release);

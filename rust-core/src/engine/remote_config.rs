@@ -136,25 +136,45 @@ impl Inner {
         self.clock.wall_ms() / 1_000
     }
 
-    /// Start-up: schedules the first round and the expiry check.
+    /// Start-up: schedules the first round (once consent allows) and the expiry check.
     pub(super) fn start_remote(self: &Arc<Self>) {
-        if self.transport.is_some() {
-            if let Some(remote) = remote_of(self) {
-                let delay = {
-                    let mut st = self.remote.lock();
-                    let startup = self
-                        .state
-                        .load()
-                        .topology
-                        .config
-                        .thresholds
-                        .startup_detect_delay_ms;
-                    startup + st.jitter(remote.jitter_s.saturating_mul(1_000))
-                };
-                self.schedule_round(delay);
-            }
-        }
+        self.resume_remote();
         self.watch_expiry();
+    }
+
+    /// Schedules a first round (the start-up delay plus jitter) unless one is scheduled or
+    /// running: at start-up, and when consent is granted.
+    pub(super) fn resume_remote(self: &Arc<Self>) {
+        if self.transport.is_none() || !self.consented() {
+            return;
+        }
+        let Some(remote) = remote_of(self) else {
+            return;
+        };
+        let delay = {
+            let mut st = self.remote.lock();
+            if st.timer.is_some() || st.round.is_some() {
+                return;
+            }
+            let startup = self
+                .state
+                .load()
+                .topology
+                .config
+                .thresholds
+                .startup_detect_delay_ms;
+            startup + st.jitter(remote.jitter_s.saturating_mul(1_000))
+        };
+        self.schedule_round(delay);
+    }
+
+    /// A fetch of round `round` was not sent (consent missing): the round ends without
+    /// counting as a failure; the next one starts when consent is granted.
+    pub(super) fn release_round(&self, round: u64) {
+        let mut st = self.remote.lock();
+        if st.round.as_ref().is_some_and(|r| r.id == round) {
+            st.round = None;
+        }
     }
 
     /// Offers a remote document; applies it when it passes every check.
@@ -246,7 +266,7 @@ impl Inner {
         self.refresh.lock().set_providers(httpdns_config);
         let had_remote = remote_of(self).is_some();
         self.state.store(Arc::new(state));
-        if let Some(store) = &self.last_good {
+        if let Some(store) = self.last_good.as_ref().filter(|_| self.may_persist()) {
             if let Err(e) = store.save(text) {
                 log::warn!("linekit: could not persist the applied config: {e}");
             }
@@ -328,7 +348,11 @@ impl Inner {
 
     /// Starts a round at once unless one is running. Returns whether one runs now.
     pub(super) fn start_round_now(self: &Arc<Self>) -> bool {
-        if self.transport.is_none() || !self.is_open() || remote_of(self).is_none() {
+        if self.transport.is_none()
+            || !self.is_open()
+            || !self.consented()
+            || remote_of(self).is_none()
+        {
             return false;
         }
         let timer = {
@@ -358,7 +382,7 @@ impl Inner {
     }
 
     fn begin_round(self: &Arc<Self>) {
-        let Some(remote) = remote_of(self) else {
+        let Some(remote) = remote_of(self).filter(|_| self.consented()) else {
             return;
         };
         let id = {

@@ -1,7 +1,8 @@
 //! Requests the engine starts through the [`crate::transport::Transport`]: probes and
 //! HTTPDNS queries. Each gets an id, an entry in the in-flight table and its own deadline
 //! timer; whichever comes first — the transport's completion or the deadline — finishes
-//! it exactly once, and nothing is applied after `close`.
+//! it exactly once, and nothing is applied after `close`. Without consent nothing is sent
+//! (module `consent`).
 
 use super::{httpdns, Inner};
 use crate::line::Protocol;
@@ -46,6 +47,10 @@ impl Inner {
         let Some(transport) = self.transport.clone() else {
             return;
         };
+        if !self.consented() {
+            self.release_unsent(pending);
+            return;
+        }
         let id = self.next_request_id.fetch_add(1, Ordering::Relaxed);
         let weak = Arc::downgrade(self);
         let deadline = self.runtime.schedule_in(

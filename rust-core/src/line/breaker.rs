@@ -156,17 +156,21 @@ impl Breaker {
     /// Asks to send a request or probe at `now_ms`. In half-open this admits exactly one
     /// trial until a result arrives (or the trial times out).
     pub fn try_admit(&mut self, now_ms: u64) -> Admission {
+        let admission = self.peek_admit(now_ms);
+        if admission == Admission::Trial {
+            self.trial_at = Some(now_ms);
+        }
+        admission
+    }
+
+    /// What [`Self::try_admit`] would answer at `now_ms`, without taking the trial (for a
+    /// decision that sends nothing to the line).
+    pub fn peek_admit(&self, now_ms: u64) -> Admission {
         match self.state(now_ms) {
             BreakerState::Closed => Admission::Closed,
             BreakerState::Open => Admission::Rejected,
-            BreakerState::HalfOpen => {
-                if self.trial_in_flight(now_ms) {
-                    Admission::Rejected
-                } else {
-                    self.trial_at = Some(now_ms);
-                    Admission::Trial
-                }
-            }
+            BreakerState::HalfOpen if self.trial_in_flight(now_ms) => Admission::Rejected,
+            BreakerState::HalfOpen => Admission::Trial,
         }
     }
 

@@ -1,6 +1,7 @@
 //! Lines and how one is chosen: per-line sliding-window statistics, ranking, the switch
 //! guard and circuit breaker that keep choices stable, the pool that combines them, the
-//! router that turns a request into a decision, and domain convergence.
+//! router that turns a request into a decision, the staged rollout that says how much of
+//! that a business line gets, and domain convergence.
 
 pub mod breaker;
 pub mod convergence;
@@ -11,6 +12,7 @@ pub mod outcome;
 pub mod pool;
 pub mod rank;
 pub mod replay;
+pub mod rollout;
 pub mod router;
 pub mod stats;
 pub mod timings;

@@ -31,6 +31,14 @@
 //! tells the router whether a decision lands on another fingerprint (see
 //! [`super::version`]).
 //!
+//! # Observed selections
+//! Under rollout mode `observe` the router asks [`LinePool::select_observed`]: the same
+//! rules, sticky line and switch guard as [`LinePool::select`], so the would-be decisions
+//! read as the sequence `on` would produce, but a half-open line's single trial is left
+//! for a probe or request that does go to the line. [`LinePool::known_healthy`] says
+//! whether the would-be line was known healthy, and [`LinePool::index_of_origin`] finds
+//! the line whose origin an observed request's URL names (its outcome counts there).
+//!
 //! # In-call failover
 //! With a non-empty `exclude` (line ids already tried by this call) the pool returns the
 //! best admitting line not excluded ([`Reason::RetryExcluded`]) without moving its sticky
@@ -174,6 +182,14 @@ fn breaker_params(t: &Thresholds) -> BreakerParams {
         open_cooldown_ms: t.open_cooldown_ms,
         trial_timeout_ms: t.timeout_ms,
     }
+}
+
+/// Whether a selection takes a half-open line's single trial (the request goes there) or
+/// leaves it (the request goes elsewhere: rollout mode `observe`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trials {
+    Take,
+    Leave,
 }
 
 /// The line chosen for one request, and why.
@@ -444,11 +460,45 @@ impl LinePool {
     /// Picks the line for one request at `now_ms`. `exclude` lists line ids already tried
     /// by this call (in-call failover). See the module docs for the rules.
     pub fn select(&mut self, now_ms: u64, exclude: &[&str]) -> Selection {
+        self.choose(now_ms, exclude, Trials::Take)
+    }
+
+    /// The line [`Self::select`] would pick for a request that is not sent to it (rollout
+    /// mode `observe`): the same rules and the same sticky line and switch guard, but a
+    /// half-open line's single trial is left for a request or probe that does go there.
+    pub fn select_observed(&mut self, now_ms: u64, exclude: &[&str]) -> Selection {
+        self.choose(now_ms, exclude, Trials::Leave)
+    }
+
+    /// Whether line `index` is known healthy at `now_ms`: its breaker is closed, its latest
+    /// counted outcome (request or probe) was not a line fault, and the window holds at
+    /// least one success. A line never tried is not known healthy.
+    pub fn known_healthy(&self, index: usize, now_ms: u64) -> bool {
+        self.lines.get(index).is_some_and(|l| {
+            l.breaker.state(now_ms) == super::breaker::BreakerState::Closed
+                && l.consecutive_faults == 0
+                && l.stats.summary(now_ms).successes > 0
+        })
+    }
+
+    /// Index of the line whose origin `url` names: the same host (ASCII case-insensitive,
+    /// trailing dot ignored), the same security (TLS or cleartext) and the same port.
+    pub fn index_of_origin(&self, url: &super::endpoint::SplitUrl<'_>) -> Option<usize> {
+        let host = url.host.trim_end_matches('.');
+        let port = url.port.unwrap_or_else(|| url.scheme.default_port());
+        self.lines.iter().position(|l| {
+            l.endpoint.host.eq_ignore_ascii_case(host)
+                && l.endpoint.scheme.is_cleartext() == url.scheme.is_cleartext()
+                && l.endpoint.effective_port() == port
+        })
+    }
+
+    fn choose(&mut self, now_ms: u64, exclude: &[&str], trials: Trials) -> Selection {
         if !exclude.is_empty() {
-            return self.select_excluding(now_ms, exclude);
+            return self.select_excluding(now_ms, exclude, trials);
         }
         if !self.dirty && now_ms < self.rerank_at {
-            match self.lines[self.current].breaker.try_admit(now_ms) {
+            match self.admission(self.current, now_ms, trials) {
                 Admission::Closed => {
                     return Selection {
                         index: self.current,
@@ -464,10 +514,19 @@ impl LinePool {
                 Admission::Rejected => {}
             }
         }
-        self.rerank(now_ms)
+        self.rerank(now_ms, trials)
     }
 
-    fn rerank(&mut self, now_ms: u64) -> Selection {
+    /// Line `index`'s breaker admission at `now_ms`, taking a half-open trial or not.
+    fn admission(&mut self, index: usize, now_ms: u64, trials: Trials) -> Admission {
+        let breaker = &mut self.lines[index].breaker;
+        match trials {
+            Trials::Take => breaker.try_admit(now_ms),
+            Trials::Leave => breaker.peek_admit(now_ms),
+        }
+    }
+
+    fn rerank(&mut self, now_ms: u64, trials: Trials) -> Selection {
         self.dirty = false;
         let mut order = std::mem::take(&mut self.order);
         rank(&self.lines, now_ms, &mut order);
@@ -491,14 +550,14 @@ impl LinePool {
             && !self.lines[first].breaker.is_open(now_ms)
         {
             self.current = first;
-            return self.admit(now_ms, first, Reason::AllSlowFallback);
+            return self.admit(now_ms, first, Reason::AllSlowFallback, trials);
         }
         if let Some(fast) = self.slow_switch_target(now_ms) {
             // A slow streak on the serving line bypasses the guard, but only towards a
             // line known to be fast, so two slow lines cannot flap.
             self.guard.record_switch(now_ms);
             self.current = fast;
-            return self.admit(now_ms, fast, Reason::SlowSwitch);
+            return self.admit(now_ms, fast, Reason::SlowSwitch, trials);
         }
         if let Some(to) = self.read_fault_switch_target(now_ms) {
             // A response on the serving line was cut off, reset or stalled after it was
@@ -507,21 +566,21 @@ impl LinePool {
             // with faults of its own), traffic moves at once, even inside the interval.
             self.guard.record_switch(now_ms);
             self.current = to;
-            return self.admit(now_ms, to, Reason::ReadFaultSwitch);
+            return self.admit(now_ms, to, Reason::ReadFaultSwitch, trials);
         }
         if best == self.current {
-            return self.admit(now_ms, best, Reason::Sticky);
+            return self.admit(now_ms, best, Reason::Sticky, trials);
         }
         let current_open = self.lines[self.current].breaker.is_open(now_ms);
         if current_open || self.guard.may_switch(now_ms) {
             self.guard.record_switch(now_ms);
             self.current = best;
-            return self.admit(now_ms, best, Reason::Ranked);
+            return self.admit(now_ms, best, Reason::Ranked, trials);
         }
         if let Some(at) = self.guard.next_allowed_at() {
             self.rerank_at = self.rerank_at.min(at);
         }
-        self.admit(now_ms, self.current, Reason::Guarded)
+        self.admit(now_ms, self.current, Reason::Guarded, trials)
     }
 
     /// Whether a line other than `index` is known to be fast ([`SlowRule::is_known_fast`]).
@@ -570,8 +629,8 @@ impl LinePool {
     }
 
     /// Admits `index` through its breaker; a half-open trial overrides the reason.
-    fn admit(&mut self, now_ms: u64, index: usize, reason: Reason) -> Selection {
-        let reason = match self.lines[index].breaker.try_admit(now_ms) {
+    fn admit(&mut self, now_ms: u64, index: usize, reason: Reason, trials: Trials) -> Selection {
+        let reason = match self.admission(index, now_ms, trials) {
             Admission::Trial => Reason::HalfOpenTrial,
             Admission::Closed | Admission::Rejected => reason,
         };
@@ -590,7 +649,7 @@ impl LinePool {
             .fold(now_ms.saturating_add(self.switch_interval_ms), u64::min)
     }
 
-    fn select_excluding(&mut self, now_ms: u64, exclude: &[&str]) -> Selection {
+    fn select_excluding(&mut self, now_ms: u64, exclude: &[&str], trials: Trials) -> Selection {
         let mut order = std::mem::take(&mut self.order);
         rank(&self.lines, now_ms, &mut order);
         if let Some(guard) = &self.version {
@@ -601,7 +660,7 @@ impl LinePool {
             if exclude.contains(&&*self.lines[i].id) {
                 continue;
             }
-            if self.lines[i].breaker.try_admit(now_ms) != Admission::Rejected {
+            if self.admission(i, now_ms, trials) != Admission::Rejected {
                 chosen = Some(i);
                 break;
             }

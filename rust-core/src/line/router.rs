@@ -17,6 +17,21 @@
 //!    the protocol → `unmanaged`.
 //! 6. Kill switch → first line by priority (`downgrade`); else the pool's selection.
 //!
+//! Rules 4 to 6 obey the business line's rollout mode ([`super::rollout`]), the call's own
+//! when a retry passes it back ([`RouteRequest::mode`]):
+//! - `off`: the request is left alone (`rollout_off`); the pool is not consulted.
+//! - `observe`: the pool's selection is made as under `on` (without taking a half-open
+//!   line's trial, see [`LinePool::select_observed`]) and recorded in
+//!   [`RouteDecision::would`], but the request keeps its URL (`observe`). Its outcome is
+//!   the pool line's whose origin the URL names ([`LinePool::index_of_origin`]): that
+//!   line is the decision's `line`, so real traffic measures the origin. A URL that names
+//!   no line of the pool has no `line`: its outcome is measured nowhere.
+//! - `on`: the rules above.
+//!
+//! A decision outside any business line (rules 1 to 3, `unmanaged`) carries mode `on`:
+//! there is nothing of a business line's to roll out, only the app's own `X-Line-*`
+//! directives.
+//!
 //! Only scheme, host and port change; the path, query and fragment are copied byte for
 //! byte (see [`super::endpoint::SplitUrl`]).
 
@@ -24,6 +39,7 @@ use super::convergence::Convergence;
 use super::endpoint::{Endpoint, Scheme, SplitUrl};
 use super::outcome::Protocol;
 use super::pool::{LinePool, Selection};
+use super::rollout::{effective_mode, RolloutMode};
 use crate::config::Config;
 use crate::host_pattern::HostPatterns;
 use crate::trace::Reason;
@@ -48,11 +64,14 @@ pub struct RouteRequest<'a> {
     pub protocol: Protocol,
     /// Line ids already tried in this call.
     pub exclude: &'a [&'a str],
+    /// The rollout mode of the call's first attempt, passed back by its retries so the
+    /// call finishes under the mode it started with (`None`: the business line's mode now).
+    pub mode: Option<RolloutMode>,
 }
 
 impl<'a> RouteRequest<'a> {
     /// A request steered by its private headers `private`, on the `protocol` pool, with
-    /// the lines of `exclude` already tried.
+    /// the lines of `exclude` already tried (under the business line's rollout mode now).
     pub fn with_headers(
         url: &'a str,
         method: &'a str,
@@ -68,6 +87,7 @@ impl<'a> RouteRequest<'a> {
             fixed_host: private.fixed_host,
             protocol,
             exclude,
+            mode: None,
         }
     }
 
@@ -81,6 +101,7 @@ impl<'a> RouteRequest<'a> {
             fixed_host: None,
             protocol: Protocol::Http,
             exclude: &[],
+            mode: None,
         }
     }
 }
@@ -106,9 +127,31 @@ pub struct RouteDecision {
     /// it is). A caller holding the request's parsed URL applies these parts; the final
     /// URL string is built only when asked for ([`RouteDecision::url`]).
     pub target: Option<Target>,
+    /// The rollout mode the request was routed under (see the module docs).
+    pub mode: RolloutMode,
+    /// In `observe`: what `on` would have done.
+    pub would: Option<Would>,
+}
+
+/// What a request routed under `observe` would have got under `on`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Would {
+    /// The line it would have gone to (`None`: it would have kept its URL, e.g.
+    /// `merge_fallback_original`).
+    pub line: Option<Arc<str>>,
+    /// Why.
+    pub reason: Reason,
+    /// Whether that line was known healthy then ([`LinePool::known_healthy`]).
+    pub healthy: bool,
 }
 
 impl RouteDecision {
+    /// How many extra lines the call may try after this decision, given the configured
+    /// `max_retries`: only a call routed under `on` retries.
+    pub fn max_retries(&self, configured: u32) -> u32 {
+        self.mode.max_retries(configured)
+    }
+
     /// The final URL to send for `request_url`, the URL this decision was made for (equal
     /// to it when not rewritten).
     pub fn url(&self, request_url: &str) -> String {
@@ -194,6 +237,8 @@ pub struct BizEntry {
     pub ws: Option<Mutex<LinePool>>,
     /// Response header carrying the deployment fingerprint (`version_header`).
     pub version_header: Option<Arc<str>>,
+    /// This install's rollout mode for the business line.
+    pub mode: RolloutMode,
 }
 
 impl BizEntry {
@@ -245,6 +290,7 @@ impl Topology {
                 http: make(Protocol::Http, &line.http)?,
                 ws: make(Protocol::Ws, &line.ws)?,
                 version_header: line.version_header.as_deref().map(Arc::from),
+                mode: effective_mode(line.rollout.as_ref().unwrap_or(&config.rollout), seed),
             });
         }
         let hosts = HostPatterns::new(
@@ -278,88 +324,174 @@ impl Topology {
 
     /// Routes one request at monotonic time `now_ms`.
     pub fn route(&self, req: &RouteRequest<'_>, now_ms: u64, downgrade: bool) -> RouteDecision {
-        let unchanged = |biz: Option<&BizEntry>, reason| RouteDecision {
-            biz: biz.map(|b| b.name.clone()),
-            protocol: req.protocol,
-            line: None,
-            reason,
-            version_mismatch: false,
-            version_header: None,
-            target: None,
-        };
         if req.keep_original {
-            return unchanged(None, Reason::KeepOriginal);
+            return unchanged(req, None, Reason::KeepOriginal, RolloutMode::On);
         }
         let Some(url) = SplitUrl::parse(req.url) else {
-            return unchanged(None, Reason::Unmanaged);
+            return unchanged(req, None, Reason::Unmanaged, RolloutMode::On);
         };
         if let Some(fixed) = req.fixed_host {
             return match parse_fixed_host(fixed, self.config.allow_cleartext) {
                 Ok(ep) => RouteDecision {
-                    biz: None,
-                    protocol: req.protocol,
-                    line: None,
                     reason: Reason::FixedHost,
-                    version_mismatch: false,
-                    version_header: None,
                     target: Some(Target::new(req.url, &url, &ep, None)),
+                    ..unchanged(req, None, Reason::FixedHost, RolloutMode::On)
                 },
-                Err(_) => unchanged(None, Reason::FixedHostInvalid),
+                Err(_) => unchanged(req, None, Reason::FixedHostInvalid, RolloutMode::On),
             };
         }
         if let Some(rule) = self.convergence.rule(url.host) {
             let biz = &self.biz[rule.biz];
+            let mode = req.mode.unwrap_or(biz.mode);
+            if mode == RolloutMode::Off {
+                return unchanged(req, Some(biz), Reason::RolloutOff, mode);
+            }
             if !rule.released {
-                return unchanged(Some(biz), Reason::MergeGrayOut);
+                return unchanged(req, Some(biz), Reason::MergeGrayOut, mode);
             }
             let Some(pool) = biz.pool(req.protocol) else {
-                return unchanged(Some(biz), Reason::Unmanaged);
+                return unchanged(req, Some(biz), Reason::Unmanaged, mode);
             };
-            let mut pool = pool.lock();
-            let sel = self.select(&mut pool, now_ms, req.exclude, downgrade);
-            // A converged host keeps its original URL rather than go to an open line.
-            let reason = match sel.reason {
-                Reason::AllOpenFallback => {
-                    return unchanged(Some(biz), Reason::MergeFallbackOriginal)
-                }
-                Reason::Downgrade => Reason::Downgrade,
-                _ => Reason::Merged,
+            let route = OnPool {
+                req,
+                url: &url,
+                prefix: Some(&rule.path_prefix),
+                biz,
+                mode,
             };
-            let sel = Selection { reason, ..sel };
-            return on_line(req, &url, Some(&rule.path_prefix), biz, &pool, sel);
+            return self.route_on(&route, pool, now_ms, downgrade);
         }
         let biz = req
             .biz
             .and_then(|name| self.biz_entry(name))
             .or_else(|| self.biz_for_host(url.host));
         let Some(biz) = biz else {
-            return unchanged(None, Reason::Unmanaged);
+            return unchanged(req, None, Reason::Unmanaged, RolloutMode::On);
         };
+        let mode = req.mode.unwrap_or(biz.mode);
+        if mode == RolloutMode::Off {
+            return unchanged(req, Some(biz), Reason::RolloutOff, mode);
+        }
         let Some(pool) = biz.pool(req.protocol) else {
-            return unchanged(Some(biz), Reason::Unmanaged);
+            return unchanged(req, Some(biz), Reason::Unmanaged, mode);
         };
+        let route = OnPool {
+            req,
+            url: &url,
+            prefix: None,
+            biz,
+            mode,
+        };
+        self.route_on(&route, pool, now_ms, downgrade)
+    }
+
+    /// The decision for a request of `route.biz` on `pool` under `observe` or `on`.
+    fn route_on(
+        &self,
+        route: &OnPool<'_, '_>,
+        pool: &Mutex<LinePool>,
+        now_ms: u64,
+        downgrade: bool,
+    ) -> RouteDecision {
+        let OnPool {
+            req,
+            url,
+            prefix,
+            biz,
+            mode,
+        } = *route;
+        let observe = mode == RolloutMode::Observe;
         let mut pool = pool.lock();
-        let sel = self.select(&mut pool, now_ms, req.exclude, downgrade);
-        on_line(req, &url, None, biz, &pool, sel)
+        let sel = self.select(&mut pool, now_ms, req.exclude, downgrade, observe);
+        let sel = match prefix {
+            None => Some(sel),
+            // A converged host keeps its original URL rather than go to an open line.
+            Some(_) => match sel.reason {
+                Reason::AllOpenFallback => None,
+                Reason::Downgrade => Some(sel),
+                _ => Some(Selection {
+                    reason: Reason::Merged,
+                    ..sel
+                }),
+            },
+        };
+        let on = match sel {
+            Some(sel) => on_line(req, url, prefix, biz, &pool, sel),
+            None => unchanged(req, Some(biz), Reason::MergeFallbackOriginal, mode),
+        };
+        if !observe {
+            return on;
+        }
+        let origin = pool.index_of_origin(url);
+        let would_index = sel.filter(|_| on.line.is_some()).map(|s| s.index);
+        RouteDecision {
+            line: origin.map(|i| pool.lines()[i].id.clone()),
+            reason: Reason::Observe,
+            version_mismatch: origin.is_some_and(|i| pool.version_mismatch(i)),
+            version_header: biz.version_header.clone(),
+            target: None,
+            mode,
+            would: Some(Would {
+                healthy: would_index.is_some_and(|i| pool.known_healthy(i, now_ms)),
+                line: on.line,
+                reason: on.reason,
+            }),
+            ..on
+        }
     }
 
     /// The line of `pool` a request gets now: the first by priority under the kill switch
-    /// (the config's or the caller's), else the pool's own selection.
+    /// (the config's or the caller's), else the pool's own selection (which leaves a
+    /// half-open line's trial alone when the request is only `observed`).
     fn select(
         &self,
         pool: &mut LinePool,
         now_ms: u64,
         exclude: &[&str],
         downgrade: bool,
+        observed: bool,
     ) -> Selection {
         if downgrade || self.config.downgrade {
             Selection {
                 index: pool.first_by_priority(),
                 reason: Reason::Downgrade,
             }
+        } else if observed {
+            pool.select_observed(now_ms, exclude)
         } else {
             pool.select(now_ms, exclude)
         }
+    }
+}
+
+/// A request of a business line about to be routed on one of its pools.
+#[derive(Clone, Copy)]
+struct OnPool<'r, 'a> {
+    req: &'r RouteRequest<'a>,
+    url: &'r SplitUrl<'a>,
+    /// The converged host's path prefix, when the host is converged.
+    prefix: Option<&'r Arc<str>>,
+    biz: &'r BizEntry,
+    mode: RolloutMode,
+}
+
+/// The decision that leaves `req` on its URL, for `reason`, under `mode`.
+fn unchanged(
+    req: &RouteRequest<'_>,
+    biz: Option<&BizEntry>,
+    reason: Reason,
+    mode: RolloutMode,
+) -> RouteDecision {
+    RouteDecision {
+        biz: biz.map(|b| b.name.clone()),
+        protocol: req.protocol,
+        line: None,
+        reason,
+        version_mismatch: false,
+        version_header: None,
+        target: None,
+        mode,
+        would: None,
     }
 }
 
@@ -382,6 +514,8 @@ fn on_line(
         version_mismatch: pool.version_mismatch(sel.index),
         version_header: biz.version_header.clone(),
         target: Some(Target::new(req.url, url, &line.endpoint, prefix)),
+        mode: RolloutMode::On,
+        would: None,
     }
 }
 

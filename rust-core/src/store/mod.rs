@@ -1,5 +1,6 @@
 //! Persistence primitives shared by everything the core keeps on disk (the last good remote
-//! config, line quality, HTTPDNS records).
+//! config, line quality, HTTPDNS records, the install seed), and [`clear_dir`], which
+//! deletes it all.
 //!
 //! Two rules keep files trustworthy across crashes and power loss:
 //! - **Writes are atomic.** [`atomic_write`] writes a temp file next to the target, fsyncs
@@ -13,10 +14,11 @@
 //!   line `<tag> v<version> fnv1a64:<hex>`; [`decode_checked`] refuses another tag, a newer
 //!   format version, a missing header or a checksum mismatch (torn or bit-flipped file).
 //!   Every persisted file uses this one header ([`crate::config::source::LastGoodStore`],
-//!   [`state`]).
+//!   [`state`], [`install`]).
 //!
 //! Error texts name the file and the I/O problem, never the file's contents.
 
+pub mod install;
 pub mod state;
 
 use crate::error::{Error, Result};
@@ -192,4 +194,35 @@ where
         .into_iter()
         .filter_map(|v| serde_json::from_value(v).ok())
         .collect())
+}
+
+/// Deletes everything inside `dir` (files and directories), leaving `dir` itself. Every
+/// entry is tried; the first failure is returned (naming the entry, never its contents).
+pub fn clear_dir(dir: &Path) -> Result<()> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => {
+            return Err(Error::Store(format!("cannot list {}: {e}", dir.display())));
+        }
+    };
+    let mut first_error = None;
+    for entry in entries {
+        let removed = entry.and_then(|entry| {
+            let path = entry.path();
+            let is_dir = entry.file_type()?.is_dir();
+            let result = if is_dir {
+                fs::remove_dir_all(&path)
+            } else {
+                fs::remove_file(&path)
+            };
+            result.map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+        });
+        if let Err(e) = removed {
+            first_error.get_or_insert_with(|| {
+                Error::Store(format!("cannot delete from {}: {e}", dir.display()))
+            });
+        }
+    }
+    first_error.map_or(Ok(()), Err)
 }

@@ -119,6 +119,16 @@ pub struct TraceEvent {
     pub attempt: Option<u32>,
     /// Line ids a retry excluded (the lines its call already tried).
     pub exclude: Option<Vec<String>>,
+    /// Rollout mode a routed request went under: `off`, `observe` or `on`.
+    pub mode: Option<String>,
+    /// Under `observe`: the line `on` would have chosen (absent when it would have kept
+    /// the URL as well).
+    pub would_line: Option<String>,
+    /// Under `observe`: the reason code `on` would have given.
+    pub would_reason: Option<String>,
+    /// Under `observe`: whether the line `on` would have chosen was known healthy then
+    /// (breaker closed, latest outcome not a line fault, a success in the window).
+    pub would_healthy: Option<bool>,
     /// New breaker state of a breaker event: `closed`, `open` or `half_open`.
     pub breaker: Option<String>,
     /// How long a breaker that just opened stays open before a trial (ms).
@@ -154,6 +164,10 @@ impl TraceEvent {
             method: None,
             attempt: None,
             exclude: None,
+            mode: None,
+            would_line: None,
+            would_reason: None,
+            would_healthy: None,
             breaker: None,
             cooldown_ms: None,
             network: None,

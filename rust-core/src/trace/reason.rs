@@ -43,6 +43,12 @@ crate::wire_enum! {
         /// and another line is known to be fast: traffic moved, even inside the switch
         /// interval.
         ReadFaultSwitch = "read_fault_switch",
+        /// The business line's rollout mode is `off` on this install: the request was left
+        /// alone.
+        RolloutOff = "rollout_off",
+        /// The business line's rollout mode is `observe` on this install: the request went
+        /// to its original URL; the decision records what `on` would have chosen.
+        Observe = "observe",
     }
 }
 
@@ -56,6 +62,8 @@ impl Reason {
                 | Reason::Unmanaged
                 | Reason::MergeGrayOut
                 | Reason::MergeFallbackOriginal
+                | Reason::RolloutOff
+                | Reason::Observe
         )
     }
 }

@@ -332,6 +332,7 @@ impl Driver<'_> {
             headers: BTreeMap::new(),
             exclude: self.calls[c].tried.clone(),
             protocol: Some(call.protocol.as_str().to_string()),
+            mode: None,
         };
         let Some(mut line) = execute(&self.engine, &step, &self.transport)? else {
             return Ok(());

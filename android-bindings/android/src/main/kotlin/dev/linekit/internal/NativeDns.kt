@@ -7,8 +7,7 @@ package dev.linekit.internal
  */
 internal object NativeDns {
     init {
-        val path = System.getProperty("linekit.library.path")
-        if (path.isNullOrEmpty()) System.loadLibrary("linekit") else System.load(path)
+        LibraryLoader.loadForJni()
     }
 
     /**

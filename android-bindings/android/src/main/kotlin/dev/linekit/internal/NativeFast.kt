@@ -5,13 +5,11 @@ package dev.linekit.internal
  * and [RouteCodes] call these, always inside [NativeHandle.use] so the handle is live.
  * Arguments and answers are the generated records of `docs/jni-records.md`.
  *
- * The library is loaded with [System.loadLibrary] (`java.library.path`), or from the
- * absolute path in the system property `linekit.library.path` when set.
+ * The library is the file the UniFFI bindings use ([LibraryLoader]).
  */
 internal object NativeFast {
     init {
-        val path = System.getProperty("linekit.library.path")
-        if (path.isNullOrEmpty()) System.loadLibrary("linekit") else System.load(path)
+        LibraryLoader.loadForJni()
     }
 
     /**

@@ -29,6 +29,14 @@ import okhttp3.OkHttpClient;
  * plain OkHttp client pinned to line1 (the baseline). Each sends a GET every 20 ms from two
  * threads; Linekit's client also sends an unkeyed POST every 100 ms.
  *
+ * <p>The TLS scenarios run the same clients over HTTPS, with a new connection (and so a
+ * new handshake) per call: each line's nginx serves a certificate for its own host under
+ * the run's CA (the JVM's trust store). The fault is a NAT rule in the client namespace
+ * that sends every new connection to line1 to an nginx block with an expired or
+ * wrong-host certificate, or to a proxy that never forwards the ClientHello; connections
+ * open at the onset go on as they were. They also check that no request reached a server
+ * in cleartext and that line1's attempts failed with the fault's own exception.
+ *
  * <p>Per scenario: failed requests, time to move away from line1, p50/p99/max latency,
  * probes received by the servers, and the invariants: no failed idempotent request while a
  * healthy line exists; no second delivery of an unkeyed POST; no X-Line-* header at a
@@ -41,6 +49,12 @@ public final class ChaosSuite {
   static final long FAULT_MS = 7_000;
   static final long CONNECT_MS = 1_000;
   static final long READ_MS = 5_000;
+  /**
+   * The TLS stall scenario's fault time: a stalled handshake waits the read timeout (OkHttp
+   * sets it on the socket before connecting) once per address of the line's host, here
+   * two (IPv6 and IPv4), before the attempt fails; traffic can only move after that.
+   */
+  static final long TLS_STALL_FAULT_MS = 2 * READ_MS + 5_000;
   static final int MAX_RETRIES = 2;
   /** Latency the slow scenario adds to line1's answers. */
   static final long SLOW_LATENCY_MS = 2_500;
@@ -76,6 +90,19 @@ public final class ChaosSuite {
    */
   static final String NO_DOH_JSON = "the JSON-mode DoH server (async-doh, PyPI) did not "
       + "install or start here";
+
+  /** Ports of line N: Toxiproxy listens on BASE+N, nginx behind it on 9000+N (TLS 9100+N). */
+  static final int CLEAR_BASE = 18000;
+  static final int TLS_BASE = 18100;
+
+  /**
+   * Toxiproxy ports in front of line1's faulty TLS blocks (nginx 9111: expired certificate,
+   * 9112: a certificate for another host), and of a proxy that stalls (it forwards nothing
+   * once the scenario gives it a timeout toxic).
+   */
+  static final int TLS_EXPIRED = 18111;
+  static final int TLS_WRONG_HOST = 18112;
+  static final int TLS_SILENT = 18130;
 
   /** Toxiproxy port in front of each DoH server, by HTTPDNS format. */
   static final Map<String, Integer> DOH_PORTS = Map.of("doh-wire", 18053, "doh-json", 18054);
@@ -149,14 +176,45 @@ public final class ChaosSuite {
                 "--ctstate", "ESTABLISHED", "-j", "DROP");
           }
         }, -1, null, true));
+    s.add(new Scenario("tls_expired", "TLS: new connections to line1 get an expired certificate",
+        api, redirectNewTlsConnections(TLS_EXPIRED), -1, null, true, true,
+        "SSLHandshakeException", FAULT_MS));
+    s.add(new Scenario("tls_wrong_host",
+        "TLS: new connections to line1 get a certificate for another host", api,
+        redirectNewTlsConnections(TLS_WRONG_HOST), -1, null, true, true,
+        "SSLPeerUnverifiedException", FAULT_MS));
+    s.add(new Scenario("tls_stall", "TLS: new connections to line1 never get a ServerHello", api,
+        (f, p) -> {
+          f.toxiproxy().toxic("tls-silent", "timeout", "upstream", "{\"timeout\":0}");
+          redirectNewTlsConnections(TLS_SILENT).apply(f, p);
+        }, -1, null, true, true, "SocketTimeoutException", TLS_STALL_FAULT_MS));
     return s;
+  }
+
+  /**
+   * NAT rules (both address families) in the client namespace that send every new TCP
+   * connection to line1's TLS port to Toxiproxy port {@code port} instead: NAT applies to a
+   * flow's first packet, so connections already open keep going to line1.
+   */
+  static Scenario.Fault redirectNewTlsConnections(int port) {
+    String line1 = String.valueOf(TLS_BASE + 1);
+    return (f, p) -> {
+      f.kernel().add("iptables", "-t", "nat", "-p", "tcp", "-d", f.serverV4(), "--dport", line1,
+          "-j", "DNAT", "--to-destination", f.serverV4() + ":" + port);
+      f.kernel().add("ip6tables", "-t", "nat", "-p", "tcp", "-d", f.serverV6(), "--dport", line1,
+          "-j", "DNAT", "--to-destination", "[" + f.serverV6() + "]:" + port);
+    };
   }
 
   int run() throws Exception {
     toxiproxy.reset();
     for (int i = 1; i <= 3; i++) {
-      toxiproxy.create("line" + i, "[::]:1800" + i, "127.0.0.1:900" + i);
+      toxiproxy.create("line" + i, "[::]:" + (CLEAR_BASE + i), "127.0.0.1:900" + i);
+      toxiproxy.create("tls-line" + i, "[::]:" + (TLS_BASE + i), "127.0.0.1:910" + i);
     }
+    toxiproxy.create("tls-expired", "[::]:" + TLS_EXPIRED, "127.0.0.1:9111");
+    toxiproxy.create("tls-wrong-host", "[::]:" + TLS_WRONG_HOST, "127.0.0.1:9112");
+    toxiproxy.create("tls-silent", "[::]:" + TLS_SILENT, "127.0.0.1:9101");
     toxiproxy.create("doh-wire", "[::]:18053", "127.0.0.1:8053");
     toxiproxy.create("doh-json", "[::]:18054", "127.0.0.1:8054");
     Map<String, String> cannotRun = "yes".equals(args.get("--doh-json"))
@@ -195,19 +253,26 @@ public final class ChaosSuite {
     return failed ? 1 : 0;
   }
 
+  /** The URL of line {@code n} in a scenario's config. */
+  static String lineUrl(Scenario sc, int n) {
+    return (sc.tls() ? "https" : "http") + "://line" + n + ".chaos.test:"
+        + ((sc.tls() ? TLS_BASE : CLEAR_BASE) + n);
+  }
+
   String config(Scenario sc) {
     String httpdns = sc.httpdns() == null ? "" : ",\"httpdns\":{\"providers\":[{\"id\":\"doh\","
         + "\"format\":\"" + sc.httpdns() + "\",\"url\":\"http://" + args.get("--server-v4")
         + ":" + DOH_PORTS.get(sc.httpdns()) + "/dns-query\"}],\"hosts\":[\"*.chaos.test\"],\"allow_private\":[\"*.chaos.test\"],"
         + "\"min_ttl_s\":1}";
-    return "{\"version\":1,\"allow_cleartext\":true,"
+    // The TLS scenarios' config allows no cleartext at all.
+    return "{\"version\":1," + (sc.tls() ? "" : "\"allow_cleartext\":true,")
         + "\"thresholds\":{\"startup_detect_delay_ms\":200,\"detect_jitter_ms\":1000,"
         + "\"detect_cooldown_ms\":5000,\"open_cooldown_ms\":5000,\"revive_interval_ms\":5000,"
         + "\"window_ms\":60000,\"max_retries\":" + MAX_RETRIES + "},"
         + "\"biz_lines\":{\"api\":{\"match\":[\"api.chaos.test\"],\"http\":["
-        + "{\"id\":\"line1\",\"url\":\"http://line1.chaos.test:18001\",\"weight\":100},"
-        + "{\"id\":\"line2\",\"url\":\"http://line2.chaos.test:18002\",\"weight\":50},"
-        + "{\"id\":\"line3\",\"url\":\"http://line3.chaos.test:18003\",\"weight\":50}]}}"
+        + "{\"id\":\"line1\",\"url\":\"" + lineUrl(sc, 1) + "\",\"weight\":100},"
+        + "{\"id\":\"line2\",\"url\":\"" + lineUrl(sc, 2) + "\",\"weight\":50},"
+        + "{\"id\":\"line3\",\"url\":\"" + lineUrl(sc, 3) + "\",\"weight\":50}]}}"
         + httpdns + "}";
   }
 
@@ -244,18 +309,24 @@ public final class ChaosSuite {
     CountingDns all = new CountingDns(new LineKitDns(kit, system));
     OkHttpClient.Builder lkBuilder = OkHttpClientsKt.lineKit(base(), kit, system).dns(all)
         .addInterceptor(new Load.Recorder());
-    if (sc.httpdns() != null) {
-      // A new connection per call, so every call resolves its line host: the scenario
-      // watches where the answers come from.
+    // A new connection per call: with HTTPDNS every call resolves its line host (the
+    // scenario watches where the answers come from); over TLS every call does a handshake
+    // (the fault is in the handshake of new connections).
+    boolean connectionPerCall = sc.httpdns() != null || sc.tls();
+    if (connectionPerCall) {
       lkBuilder.connectionPool(new ConnectionPool(0, 1, TimeUnit.SECONDS));
     }
+    OkHttpClient.Builder plainBuilder = base().addInterceptor(new Load.Recorder());
+    if (sc.tls()) {
+      plainBuilder.connectionPool(new ConnectionPool(0, 1, TimeUnit.SECONDS));
+    }
     OkHttpClient lk = lkBuilder.build();
-    OkHttpClient plain = base().addInterceptor(new Load.Recorder()).build();
-    Load withLineKit = new Load(lk, "http://api.chaos.test:18001" + sc.path(),
-        "http://api.chaos.test:18001/orders", true);
-    Load baseline = new Load(plain, "http://line1.chaos.test:18001" + sc.path(), null, false);
+    OkHttpClient plain = plainBuilder.build();
+    String api = lineUrl(sc, 1).replace("line1.", "api.");
+    Load withLineKit = new Load(lk, sc.name(), api + sc.path(), api + "/orders", true);
+    Load baseline = new Load(plain, sc.name(), lineUrl(sc, 1) + sc.path(), null, false);
     long t0 = System.currentTimeMillis();
-    long total = WARM_MS + FAULT_MS;
+    long total = WARM_MS + sc.faultMs();
     withLineKit.start(t0, total, GET_THREADS, 20, 100);
     baseline.start(t0, total, GET_THREADS, 20, 100);
     Scenario.Faults faults = new Scenario.Faults(toxiproxy, kernel, args.get("--server-v4"),
@@ -278,7 +349,7 @@ public final class ChaosSuite {
     int systemAfter = system.lookups.get() - systemBefore;
     toxiproxy.reset();
     kernel.clear();
-    List<ServerLogs.Entry> seen = logs.since();
+    List<ServerLogs.Entry> seen = logs.since(sc.name());
     kit.close();
     lk.connectionPool().evictAll();
     plain.connectionPool().evictAll();
@@ -337,6 +408,20 @@ public final class ChaosSuite {
       inv.put("httpdns_falls_back_to_system", httpdnsBefore > 0 && systemAfter > 0
           && failedWhileHealthy == 0);
     }
+    if (sc.tls()) {
+      inv.put("no_cleartext_request_at_server",
+          seen.stream().noneMatch(ServerLogs.Entry::cleartext));
+    }
+    // How Linekit's attempts on line1 failed once the fault was on (calls that started
+    // there): the fault's own exception must be among them.
+    Map<String, Long> line1Errors = gets.stream()
+        .filter(c -> c.startMs() >= WARM_MS && "line1".equals(c.firstLine())
+            && c.firstError() != null)
+        .collect(Collectors.groupingBy(Load.Call::firstError, LinkedHashMap::new,
+            Collectors.counting()));
+    if (sc.lineFault() != null) {
+      inv.put("line1_failed_with_" + sc.lineFault(), line1Errors.containsKey(sc.lineFault()));
+    }
     boolean ok = injectError == null && inv.values().stream().allMatch(v -> (Boolean) v);
     String status = ok ? "pass" : KNOWN_GAPS.containsKey(sc.name()) ? "known_gap" : "fail";
     Map<String, Object> r = new LinkedHashMap<>();
@@ -350,6 +435,9 @@ public final class ChaosSuite {
     }
     if (injectError != null) {
       r.put("inject_error", injectError);
+    }
+    if (sc.faultMs() != FAULT_MS) {
+      r.put("fault_ms", sc.faultMs());
     }
     r.put("invariants", inv);
     Map<String, Object> l = stats(gets);
@@ -365,6 +453,7 @@ public final class ChaosSuite {
     l.put("x_line_headers_at_servers", leaked);
     l.put("max_ms", maxLatency);
     l.put("errors", topErrors(gets));
+    l.put("line1_attempt_errors_after_fault", line1Errors);
     if (sc.httpdns() != null) {
       l.put("httpdns_answers_before_fault", httpdnsBefore);
       l.put("system_lookups_after_fault", systemAfter);

@@ -6,12 +6,16 @@ import java.util.List;
 
 /**
  * Kernel faults: iptables / ip6tables rules in the OUTPUT chain of the client namespace the
- * JVM runs in (DROP = black hole, REJECT = unreachable / reset), per address family.
+ * JVM runs in (DROP = black hole, REJECT = unreachable / reset; with {@code -t nat}, DNAT =
+ * new connections sent elsewhere), per address family.
  */
 final class Kernel {
   private final List<String[]> added = new ArrayList<>();
 
-  /** Appends a rule: {@code tool} is iptables or ip6tables, {@code rule} its arguments. */
+  /**
+   * Appends a rule: {@code tool} is iptables or ip6tables, {@code rule} its arguments (a
+   * table other than filter as {@code -t TABLE} among them).
+   */
   void add(String tool, String... rule) throws IOException, InterruptedException {
     String[] cmd = new String[rule.length + 3];
     cmd[0] = tool;

@@ -20,28 +20,48 @@ import okhttp3.ResponseBody;
  * Every call's body is read whole: a cut or broken body is a failed call.
  */
 final class Load {
-  /** One call: times in ms since the scenario start; {@code firstLine} of its first attempt. */
+  /**
+   * One call: times in ms since the scenario start; {@code firstLine} of its first attempt,
+   * and {@code firstError} the exception that attempt failed with (its simple class name;
+   * null when it got a response).
+   */
   record Call(boolean post, long startMs, long endMs, boolean ok, String firstLine, int attempts,
-      String error) {
+      String error, String firstError) {
     long latencyMs() {
       return endMs - startMs;
     }
   }
 
   static final ThreadLocal<List<String>> ATTEMPTS = ThreadLocal.withInitial(ArrayList::new);
+  static final ThreadLocal<List<String>> ATTEMPT_ERRORS = ThreadLocal.withInitial(ArrayList::new);
   private static final AtomicLong POST_IDS = new AtomicLong();
 
-  /** Records the line (by port) of every attempt, after any rewrite; add it last. */
+  /**
+   * Records the line (by port: 18001-18003 cleartext, 18101-18103 TLS) of every attempt,
+   * after any rewrite, and the exception it failed with; add it last.
+   */
   static final class Recorder implements Interceptor {
     @Override
     public Response intercept(Chain chain) throws IOException {
       int port = chain.request().url().port();
-      ATTEMPTS.get().add(port >= 18001 && port <= 18003 ? "line" + (port - 18000) : "?" + port);
-      return chain.proceed(chain.request());
+      int line = port >= 18101 ? port - 18100 : port - 18000;
+      ATTEMPTS.get().add(line >= 1 && line <= 3 ? "line" + line : "?" + port);
+      try {
+        Response r = chain.proceed(chain.request());
+        ATTEMPT_ERRORS.get().add(null);
+        return r;
+      } catch (IOException e) {
+        ATTEMPT_ERRORS.get().add(e.getClass().getSimpleName());
+        throw e;
+      }
     }
   }
 
+  /** Names the scenario on every request (logged by the servers; Linekit leaves it alone). */
+  static final String SCENARIO_HEADER = "X-Chaos-Scenario";
+
   private final OkHttpClient client;
+  private final String scenario;
   private final String getUrl;
   private final String postUrl;
   private final boolean lineKit;
@@ -50,8 +70,9 @@ final class Load {
   private volatile long deadline;
   private long t0;
 
-  Load(OkHttpClient client, String getUrl, String postUrl, boolean lineKit) {
+  Load(OkHttpClient client, String scenario, String getUrl, String postUrl, boolean lineKit) {
     this.client = client;
+    this.scenario = scenario;
     this.getUrl = getUrl;
     this.postUrl = postUrl;
     this.lineKit = lineKit;
@@ -102,7 +123,7 @@ final class Load {
   }
 
   private Request getRequest() {
-    Request.Builder b = new Request.Builder().url(getUrl);
+    Request.Builder b = new Request.Builder().url(getUrl).header(SCENARIO_HEADER, scenario);
     if (lineKit) {
       // Must never reach a server: Linekit strips every X-Line-* header.
       b.header("X-Line-Chaos", "1").header("X-Line-Biz", "api");
@@ -113,6 +134,7 @@ final class Load {
   private Request postRequest() {
     String id = "p" + POST_IDS.incrementAndGet();
     return new Request.Builder().url(postUrl)
+        .header(SCENARIO_HEADER, scenario)
         .header("X-Request-Id", id)
         .header("X-Line-Chaos", "1")
         .post(RequestBody.create("{\"order\":\"" + id + "\"}", MediaType.get("application/json")))
@@ -122,6 +144,8 @@ final class Load {
   private Call call(Request request) {
     List<String> attempts = ATTEMPTS.get();
     attempts.clear();
+    List<String> attemptErrors = ATTEMPT_ERRORS.get();
+    attemptErrors.clear();
     long start = System.currentTimeMillis();
     boolean ok = false;
     String error = null;
@@ -141,8 +165,9 @@ final class Load {
     }
     long end = System.currentTimeMillis();
     String first = attempts.isEmpty() ? null : attempts.get(0);
+    String firstError = attemptErrors.isEmpty() ? null : attemptErrors.get(0);
     return new Call(request.method().equals("POST"), start - t0, end - t0, ok, first,
-        attempts.size(), error);
+        attempts.size(), error, firstError);
   }
 
   private static void sleep(long ms) {

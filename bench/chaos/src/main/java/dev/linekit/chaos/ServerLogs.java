@@ -10,11 +10,16 @@ import java.util.Map;
 
 /**
  * The nginx access logs of the lines: {@code msec|method|uri|x-request-id|x-line-biz|
- * x-line-fixed-host|x-line-keep-original-host|x-line-chaos}. {@link #mark()} remembers where
- * each log ends; {@link #since()} reads what the servers logged after it.
+ * x-line-fixed-host|x-line-keep-original-host|x-line-chaos|scheme|x-chaos-scenario}; every
+ * server block of a line, cleartext or TLS, logs to its line's file. {@link #mark()}
+ * remembers where each log ends; {@link #since(String)} reads what the servers logged after
+ * it, less the requests another scenario's clients sent: a request held up by a fault can
+ * reach a server late (a kernel that dropped it retransmits it once the rule is gone).
  */
 final class ServerLogs {
-  record Entry(String line, String method, String uri, String requestId, boolean xLineHeader) {}
+  /** One request; {@code cleartext}: it arrived over plain HTTP, not HTTPS. */
+  record Entry(String line, String method, String uri, String requestId, boolean xLineHeader,
+      boolean cleartext) {}
 
   private final Path dir;
   private final int lines;
@@ -33,7 +38,11 @@ final class ServerLogs {
     }
   }
 
-  List<Entry> since() throws IOException {
+  /**
+   * The requests logged since {@link #mark()}: those {@code scenario}'s clients sent
+   * (header {@link Load#SCENARIO_HEADER}) and those without the header (probes).
+   */
+  List<Entry> since(String scenario) throws IOException {
     List<Entry> out = new ArrayList<>();
     for (int i = 0; i < lines; i++) {
       Path p = dir.resolve("line" + (i + 1) + ".log");
@@ -51,7 +60,12 @@ final class ServerLogs {
         for (int k = 4; k < 8; k++) {
           leaked |= !f[k].equals("-") && !f[k].isEmpty();
         }
-        out.add(new Entry("line" + (i + 1), f[1], f[2], f[3], leaked));
+        String sentFor = f.length >= 10 ? f[9] : "-";
+        if (!sentFor.equals("-") && !sentFor.equals(scenario)) {
+          continue;
+        }
+        boolean cleartext = f.length < 9 || !f[8].equals("https");
+        out.add(new Entry("line" + (i + 1), f[1], f[2], f[3], leaked, cleartext));
       }
     }
     return out;
