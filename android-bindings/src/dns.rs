@@ -5,6 +5,7 @@
 //! they go through JNI only; their answers are packed here.
 
 use crate::error::LineKitError;
+use crate::jni_records::LOOKUP_ANSWER;
 use crate::native::NativeLineKit;
 use linekit_core::dns::{Lookup, Source};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -44,18 +45,16 @@ pub(crate) fn ip_from_bytes(bytes: &[u8]) -> Option<IpAddr> {
     }
 }
 
-/// Packs a lookup for the JNI path: `None` for `system` (no allocation on the miss path),
-/// else each address as one length byte (4 or 16) followed by its bytes.
-pub fn pack_lookup(l: &Lookup) -> Option<Vec<u8>> {
+/// Packs a lookup for the JNI path as a [`LOOKUP_ANSWER`] that may be kept `keep_ms`:
+/// `None` for `system` (no allocation on the miss path).
+pub fn pack_lookup(l: &Lookup, keep_ms: u32) -> Option<Vec<u8>> {
     if l.source == Source::System || l.addrs.is_empty() {
         return None;
     }
-    let mut out = Vec::with_capacity(l.addrs.len() * 17);
+    let mut out = Vec::with_capacity(LOOKUP_ANSWER.total_width() as usize + l.addrs.len() * 17);
+    LOOKUP_ANSWER.write_head(&[u64::from(keep_ms)], &mut out);
     for ip in l.addrs.iter() {
-        let b = ip_bytes(ip);
-        let s = b.as_slice();
-        out.push(s.len() as u8);
-        out.extend_from_slice(s);
+        LOOKUP_ANSWER.write_entry(ip_bytes(ip).as_slice(), &mut out);
     }
     Some(out)
 }
@@ -86,10 +85,16 @@ mod tests {
             fallback: None,
             memo_until_ms: 0,
         };
-        let packed = pack_lookup(&l).expect("httpdns");
-        assert_eq!(packed.len(), 1 + 16 + 1 + 4);
-        assert_eq!(packed[0], 16);
-        assert_eq!(&packed[17..], &[4, 127, 0, 0, 1]);
+        let packed = pack_lookup(&l, 0x0102_0304).expect("httpdns");
+        assert_eq!(packed.len(), 4 + 1 + 16 + 1 + 4);
+        assert_eq!(&packed[..5], &[1, 2, 3, 4, 16]);
+        assert_eq!(&packed[21..], &[4, 127, 0, 0, 1]);
+        let (head, entries) = LOOKUP_ANSWER.read(&packed).expect("well formed");
+        assert_eq!(head, [0x0102_0304]);
+        assert_eq!(
+            entries,
+            [ip_bytes(&v6).as_slice(), ip_bytes(&v4).as_slice()]
+        );
         let miss = Lookup {
             addrs: Arc::from(Vec::new()),
             source: Source::System,
@@ -98,7 +103,7 @@ mod tests {
             fallback: None,
             memo_until_ms: 0,
         };
-        assert!(pack_lookup(&miss).is_none());
+        assert!(pack_lookup(&miss, 5).is_none());
     }
 
     #[test]

@@ -1,42 +1,50 @@
-//! The JNI path: `dev.linekit.internal.NativeFast.{route, report, release, vocabulary}`,
-//! the only door for the calls made on every request.
+//! The JNI path: `dev.linekit.internal.NativeFast.{route, report, codes, records,
+//! vocabulary, release}`, the only door for the calls made on every request.
 //!
-//! Per-request calls skip UniFFI/JNA: arguments are primitives and `String`s, and the
-//! routing answer comes back as ONE Java string
-//! `"reason\nmax_retries\nbuffer_body_max_bytes\nline\nbiz\nversion_header\nversion_mismatch\nscheme\nhost\nport\nprefix\nrest_at"`
-//! (reason as its code, empty fields for none, `version_mismatch` `1` or empty), which
-//! costs a single allocation on each side — cheaper than an object array, and a URL built
-//! by OkHttp never contains a raw newline. The limits that govern the call ride along, so
-//! the call obeys the same config as its route; `max_retries` is 0 when the core's replay
-//! rule ([`linekit_core::line::replay`]) forbids sending the request again. A rewritten
-//! request comes back as its parts ([`linekit_core::line::router::Target`]: final scheme,
-//! host, explicit port, path prefix, and where the request URL's path starts in UTF-16
-//! units), so the caller applies them to the URL it already parsed instead of parsing a
-//! whole final URL; all five are empty when the URL stays as it is. Excluded line ids
-//! arrive joined by `\n`; the request's `X-Line-*` and idempotency-key headers arrive as
-//! `name\nvalue` pairs joined by `\n` and are read by the core's one header rule
-//! ([`linekit_core::line::headers::LineHeaders::parse`], first occurrence wins).
+//! Per-request calls skip UniFFI/JNA and carry primitives: every argument or answer that
+//! holds several values is a record declared once in [`crate::jni_records`] (the Kotlin
+//! side is generated from the same declaration). `route` takes the URL, a
+//! [`RouteQuery`] (the method's code, the pool, a one-shot body) and, when present, the
+//! request's private headers and the lines already tried; it answers one
+//! [`RouteAnswer`] `long`: the reason, the limits that govern the call, whether the URL
+//! stays byte for byte, and codes for the line entry and the target entry
+//! ([`crate::fast_codes`]), whose strings Kotlin fetches once per code with `codes`.
+//! The URL is read with `GetStringRegion` into a stack buffer, so once its codes are known
+//! a route allocates nothing here (`tests/route_answer_alloc.rs`). `max_retries` is 0 when the core's
+//! replay rule ([`linekit_core::line::replay`]) forbids sending the request again; the
+//! request's headers are read by the core's one header rule
+//! ([`linekit_core::line::headers::LineHeaders::parse`], first occurrence wins). The
+//! public `LineKit.route` also asks for the final URL, which the core writes
+//! ([`linekit_core::engine::RouteDecision::url`]) into a one-element `String[]`.
 //!
-//! `report` answers whether the outcome is a line fault (the core's rule), which is what
-//! the interceptor's in-call failover asks. Outcome codes are positions in the core's
-//! `Outcome::ALL`; `vocabulary` ([`vocabulary_text`]) hands every wire enum's names to
-//! the JVM so a test can prove the generated Kotlin enums match this library.
+//! `report` takes a [`ReportHead`] (the answer's line code, the outcome or status) and the
+//! attempt's times, and answers a [`ReportAnswer`]: the outcome recorded and whether it is a
+//! line fault (the core's rule), which is what the interceptor's in-call failover asks.
+//! `records` ([`crate::record_layout::layout_lines`]) and `vocabulary`
+//! ([`vocabulary_text`]) hand every record layout and wire enum of the library to the JVM,
+//! so a test can prove the generated Kotlin matches this library.
 //!
-//! `handle` is a pointer from `NativeLineKit::native_handle` (`Arc::into_raw`). The Kotlin
-//! wrapper guarantees no call uses it after `release` (a call counter, like UniFFI's own).
-//! Every export (here and in [`crate::fast_dns`]) is declared through `jni_export!`, which
-//! writes the JNI signature and runs the body under one guard: a panic is caught and
-//! rethrown as `java.lang.IllegalStateException`, a zero handle throws
-//! `IllegalArgumentException`.
+//! `handle` is a pointer to a [`Handle`] from `NativeLineKit::native_handle`
+//! (`Box::into_raw`): the engine and its code table. The Kotlin wrapper guarantees no call
+//! uses it after `release` (a call counter, like UniFFI's own). Every export (here and in
+//! [`crate::fast_dns`]) is declared through `jni_export!`, which writes the JNI signature
+//! and runs the body under one guard: a panic is caught and rethrown as
+//! `java.lang.IllegalStateException`, a zero handle throws `IllegalArgumentException`.
 
-use jni::objects::JString;
-use jni::sys::{jboolean, jint, jlong, jstring, JNI_TRUE};
+use crate::fast_codes::{self, Coded, Codes};
+use crate::jni_records::{
+    ReportAnswer, ReportHead, RouteAnswer, RouteQuery, CODES_HEAD, EXCLUDED_LINES, LINE_ENTRY,
+    RECORDS, ROUTE_HEADERS, TARGET_ENTRY,
+};
+use jni::objects::{JObjectArray, JString};
+use jni::sys::{jint, jlong, jobjectArray, jsize, jstring};
 use jni::JNIEnv;
-use linekit_core::engine::{LineKit, Report, RouteRequest};
+use linekit_core::engine::{LineKit, Report, RouteDecision, RouteRequest};
 use linekit_core::line::headers::LineHeaders;
 use linekit_core::line::router::Target;
 use linekit_core::line::{replay, Outcome, Protocol, Timings};
 use std::borrow::Cow;
+use std::ops::Deref;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::null_mut;
 use std::sync::Arc;
@@ -55,206 +63,321 @@ impl From<jni::errors::Error> for Failure {
     }
 }
 
-/// The per-call limits sent with every decision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CallLimits {
-    /// `thresholds.max_retries`.
-    pub max_retries: u32,
-    /// `thresholds.buffer_body_max_bytes`.
-    pub buffer_body_max_bytes: u64,
+/// What a JNI handle points at: the engine and the code table of its answers.
+#[derive(Debug)]
+pub struct Handle {
+    engine: Arc<LineKit>,
+    /// The codes of this handle's route answers.
+    pub codes: Codes,
 }
 
-impl CallLimits {
-    /// The limits of the config in force.
-    pub fn of(engine: &LineKit) -> Self {
-        let config = engine.config();
-        CallLimits {
-            max_retries: config.thresholds.max_retries,
-            buffer_body_max_bytes: config.thresholds.buffer_body_max_bytes,
+impl Handle {
+    /// A handle on `engine` with an empty code table.
+    pub fn new(engine: Arc<LineKit>) -> Handle {
+        Handle {
+            engine,
+            codes: Codes::default(),
         }
     }
-}
 
-/// Appends `n` in decimal (the formatting machinery costs more than the rest of a route
-/// answer).
-fn push_decimal(s: &mut String, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &d in &digits[i..] {
-        s.push(char::from(d));
+    /// Leaks the handle as the `long` the JNI calls take (see [`release_handle`]).
+    pub fn into_raw(self) -> u64 {
+        Box::into_raw(Box::new(self)) as usize as u64
     }
 }
 
-/// Packs a decision for the request URL `url` as
-/// `reason\nmax_retries\nbuffer_body_max_bytes\nline\nbiz\nversion_header\nversion_mismatch\nscheme\nhost\nport\nprefix\nrest_at`.
-pub fn pack_decision(
-    d: &linekit_core::engine::RouteDecision,
-    url: &str,
-    limits: CallLimits,
-) -> String {
-    let line = d.line.as_deref().unwrap_or("");
-    let biz = d.biz.as_deref().unwrap_or("");
-    let header = d.version_header.as_deref().unwrap_or("");
-    let mut s = String::with_capacity(line.len() + biz.len() + header.len() + 96);
-    push_decimal(&mut s, u64::from(d.reason.code()));
-    s.push('\n');
-    push_decimal(&mut s, u64::from(limits.max_retries));
-    s.push('\n');
-    push_decimal(&mut s, limits.buffer_body_max_bytes);
-    s.push('\n');
-    s.push_str(line);
-    s.push('\n');
-    s.push_str(biz);
-    s.push('\n');
-    s.push_str(header);
-    s.push('\n');
-    if d.version_mismatch {
-        s.push('1');
+/// A handle is used as its engine.
+impl Deref for Handle {
+    type Target = LineKit;
+    fn deref(&self) -> &LineKit {
+        &self.engine
     }
-    s.push('\n');
-    match &d.target {
-        Some(t) => push_target(&mut s, t, url),
-        None => s.push_str("\n\n\n\n"),
-    }
-    s
 }
 
-/// Appends `scheme\nhost\nport\nprefix\nrest_at`, `rest_at` counted in UTF-16 units
-/// (Java string indices) of `url`.
-fn push_target(s: &mut String, t: &Target, url: &str) {
-    s.push_str(t.scheme.as_str());
-    s.push('\n');
-    s.push_str(&t.host);
-    s.push('\n');
-    if let Some(port) = t.port {
-        push_decimal(s, u64::from(port));
+/// The call's limits from the config in force: `(max_retries, buffer_body_max_bytes)`.
+fn limits(engine: &LineKit) -> (u32, u64) {
+    let config = engine.config();
+    (
+        config.thresholds.max_retries,
+        config.thresholds.buffer_body_max_bytes,
+    )
+}
+
+/// Whether `t` sends the request URL `url` exactly as it is: `url` up to where its path
+/// starts is `scheme://host[:port]` (an IPv6 host in brackets) and there is no prefix, so
+/// [`Target::url`] would write `url` again.
+pub fn same_url(t: &Target, url: &str) -> bool {
+    if t.path_prefix.is_some() {
+        return false;
     }
-    s.push('\n');
-    s.push_str(t.path_prefix.as_deref().unwrap_or(""));
-    s.push('\n');
-    let head = url.get(..t.rest_at).unwrap_or(url);
-    let units = if head.is_ascii() {
-        head.len()
+    let Some(origin) = url.get(..t.rest_at) else {
+        return false;
+    };
+    let Some(rest) = origin
+        .strip_prefix(t.scheme.as_str())
+        .and_then(|r| r.strip_prefix("://"))
+    else {
+        return false;
+    };
+    let rest = if t.host.contains(':') {
+        rest.strip_prefix('[')
+            .and_then(|r| r.strip_prefix(&*t.host))
+            .and_then(|r| r.strip_prefix(']'))
     } else {
-        head.encode_utf16().count()
+        rest.strip_prefix(&*t.host)
     };
-    push_decimal(s, units as u64);
-}
-
-/// Splits `name\nvalue\nname\nvalue…` into pairs (a trailing name without value is
-/// dropped).
-fn header_pairs(joined: Option<&str>) -> Vec<(&str, &str)> {
-    let Some(joined) = joined.filter(|j| !j.is_empty()) else {
-        return Vec::new();
-    };
-    let mut parts = joined.split('\n');
-    let mut out = Vec::new();
-    while let (Some(name), Some(value)) = (parts.next(), parts.next()) {
-        out.push((name, value));
+    match (rest, t.port) {
+        (Some(""), None) => true,
+        (Some(r), Some(port)) => r
+            .strip_prefix(':')
+            .is_some_and(|p| p.parse::<u16>() == Ok(port) && !p.starts_with('0')),
+        _ => false,
     }
-    out
 }
 
-/// Routes with already-decoded arguments and packs the answer (the JNI-free half of
-/// `route`, shared with tests). `private_headers` holds the request's `X-Line-*` and
-/// idempotency-key headers as `name\nvalue` pairs; `one_shot_body` says the request body
-/// cannot be written twice.
-pub fn route_packed(
-    engine: &LineKit,
+/// Packs decision `d` for the request URL `url`: its codes come from `codes`,
+/// `max_retries` is the call's (0 when it may not be replayed).
+pub fn answer_of(
+    codes: &Codes,
+    d: &RouteDecision,
     url: &str,
-    method: &str,
-    private_headers: Option<&str>,
-    ws: bool,
-    one_shot_body: bool,
+    max_retries: u32,
+    buffer_body_max_bytes: u64,
+) -> RouteAnswer {
+    let Coded {
+        generation,
+        line,
+        target,
+    } = codes.encode(d, buffer_body_max_bytes);
+    let field_max = crate::record_layout::mask(4);
+    RouteAnswer {
+        reason: u64::from(d.reason.code()),
+        version_mismatch: u64::from(d.version_mismatch),
+        max_retries: u64::from(max_retries).min(field_max),
+        same_url: u64::from(d.target.as_ref().is_some_and(|t| same_url(t, url))),
+        generation: u64::from(generation),
+        line: u64::from(line),
+        target: u64::from(target),
+    }
+}
+
+/// Routes with already-decoded arguments (the JNI-free half of `route`, shared with
+/// tests): `method` is the method when `query` names none of the coded ones, `headers` a
+/// [`ROUTE_HEADERS`] list, `exclude` an [`EXCLUDED_LINES`] list. Answers the packed answer
+/// and the decision.
+pub fn route_answer(
+    handle: &Handle,
+    url: &str,
+    query: RouteQuery,
+    method: Option<&str>,
+    headers: Option<&str>,
     exclude: Option<&str>,
-) -> String {
-    let ids: Vec<&str> = match exclude {
-        Some(joined) if !joined.is_empty() => joined.split('\n').collect(),
-        _ => Vec::new(),
-    };
-    let pairs = header_pairs(private_headers);
-    let headers = LineHeaders::parse(&pairs);
-    let req = RouteRequest {
-        url,
-        method,
-        biz: headers.biz,
-        keep_original: headers.keep_original,
-        fixed_host: headers.fixed_host,
-        protocol: if ws { Protocol::Ws } else { Protocol::Http },
-        exclude: &ids,
-        mode: None,
-    };
-    let mut limits = CallLimits::of(engine);
-    if !replay::replayable(method, headers.idempotency_key, one_shot_body) {
-        limits.max_retries = 0;
-    }
-    pack_decision(&engine.route(&req), url, limits)
-}
-
-/// Maps the wire outcome code (index in [`Outcome::ALL`]) back to an outcome.
-pub fn outcome_from_code(code: i32) -> Option<Outcome> {
-    Outcome::from_code(code)
-}
-
-/// Bit 8 set for a line fault ([`Outcome::is_line_fault`]), the outcome's code below.
-pub fn pack_verdict(outcome: Outcome, status: Option<u16>) -> jint {
-    let fault = if outcome.is_line_fault(status) {
-        0x100
+) -> Result<(RouteAnswer, RouteDecision), &'static str> {
+    let method = fast_codes::method(query.method)
+        .or(method.filter(|_| query.method == fast_codes::OTHER_METHOD))
+        .ok_or("linekit: unknown method code, or no method")?;
+    let ids: Vec<&str> = exclude
+        .map(|x| EXCLUDED_LINES.items(x).map(|i| i[0]).collect())
+        .unwrap_or_default();
+    let pairs: Vec<(&str, &str)> = headers
+        .map(|h| ROUTE_HEADERS.items(h).map(|i| (i[0], i[1])).collect())
+        .unwrap_or_default();
+    let private = LineHeaders::parse(&pairs);
+    let protocol = if query.ws == 1 {
+        Protocol::Ws
     } else {
-        0
+        Protocol::Http
     };
-    jint::from(outcome.code()) | fault
+    let req = RouteRequest::with_headers(url, method, &private, protocol, &ids);
+    let (mut max_retries, buffer_body_max_bytes) = limits(handle);
+    if !replay::replayable(method, private.idempotency_key, query.one_shot_body == 1) {
+        max_retries = 0;
+    }
+    let d = handle.route(&req);
+    let answer = answer_of(&handle.codes, &d, url, max_retries, buffer_body_max_bytes);
+    Ok((answer, d))
+}
+
+/// Records one attempt (the JNI-free half of `report`): `times` are the cost, DNS,
+/// connect, TLS and first-byte milliseconds (negative: not measured), `version` the
+/// response's `version_header` value.
+pub fn report_head(
+    handle: &Handle,
+    head: ReportHead,
+    times: [i64; 5],
+    version: Option<&str>,
+) -> Result<ReportAnswer, &'static str> {
+    let status = (head.has_status == 1).then_some(head.status as u16);
+    let outcome = match (head.outcome, status) {
+        (0, Some(s)) => Outcome::from_status(s),
+        (0, None) => return Err("linekit: a report needs an outcome or a status"),
+        (code, _) => Outcome::from_code(code as i32 - 1).ok_or("linekit: unknown outcome")?,
+    };
+    let [cost, dns, connect, tls, ttfb] = times.map(|t| u64::try_from(t).ok());
+    handle
+        .codes
+        .with_line(head.generation as u8, head.line as u16, |entry| {
+            handle.report(&Report {
+                biz: entry.and_then(|e| e.biz.as_deref()),
+                protocol: if head.ws == 1 {
+                    Protocol::Ws
+                } else {
+                    Protocol::Http
+                },
+                line: entry.and_then(|e| e.line.as_deref()),
+                host: None,
+                outcome,
+                status,
+                cost_ms: cost.unwrap_or(0),
+                timings: Timings {
+                    dns_ms: dns,
+                    connect_ms: connect,
+                    tls_ms: tls,
+                    ttfb_ms: ttfb,
+                },
+                version,
+            });
+        });
+    Ok(ReportAnswer {
+        outcome: u64::from(outcome.code()),
+        line_fault: u64::from(outcome.is_line_fault(status)),
+    })
+}
+
+/// The elements of `codes()`'s answer: a [`CODES_HEAD`], then the [`LINE_ENTRY`] and
+/// [`TARGET_ENTRY`] groups (`None` for a null element).
+pub fn code_elements(
+    codes: &Codes,
+    generation: u8,
+    line_from: usize,
+    target_from: usize,
+) -> Vec<Option<String>> {
+    codes.with_entries(generation, line_from, target_from, |e| {
+        let text = |s: &Option<Arc<str>>| s.as_deref().map(str::to_string);
+        let mut out = Vec::with_capacity(
+            CODES_HEAD.fields.len()
+                + e.lines.len() * LINE_ENTRY.fields.len()
+                + e.targets.len() * TARGET_ENTRY.fields.len(),
+        );
+        for n in [
+            usize::from(e.generation),
+            e.line_from,
+            e.lines.len(),
+            e.target_from,
+            e.targets.len(),
+        ] {
+            out.push(Some(n.to_string()));
+        }
+        for l in e.lines {
+            out.push(text(&l.biz));
+            out.push(text(&l.line));
+            out.push(text(&l.version_header));
+            out.push(Some(l.buffer_body_max_bytes.to_string()));
+        }
+        for t in e.targets {
+            out.push(Some(t.scheme.as_str().to_string()));
+            out.push(Some(t.host.to_string()));
+            out.push(t.port.map(|p| p.to_string()));
+            out.push(text(&t.path_prefix));
+        }
+        out
+    })
 }
 
 /// `kind\tRustName\twire_name` lines, one per variant of every wire enum that crosses
-/// into Kotlin, in code order.
+/// into Kotlin, in code order, then the method codes as kind `http_method` (the method as
+/// both names).
 pub fn vocabulary_text() -> String {
     let mut out = String::new();
+    let mut line = |kind: &str, rust: &str, wire: &str| {
+        for (i, part) in [kind, rust, wire].into_iter().enumerate() {
+            if i > 0 {
+                out.push('\t');
+            }
+            out.push_str(part);
+        }
+        out.push('\n');
+    };
     for (kind, table) in linekit_core::wire::kotlin_vocabularies() {
         for (rust, wire, _) in table {
-            out.push_str(kind);
-            out.push('\t');
-            out.push_str(rust);
-            out.push('\t');
-            out.push_str(wire);
-            out.push('\n');
+            line(kind, rust, wire);
         }
     }
+    for m in fast_codes::METHODS {
+        line("http_method", m, m);
+    }
     out
-}
-
-fn opt_ms(v: jlong) -> Option<u64> {
-    u64::try_from(v).ok()
 }
 
 /// Releases a handle from `native_handle`.
 ///
 /// # Safety
-/// `handle` must come from `NativeLineKit::native_handle` and must not be used (nor
-/// released) again afterwards.
+/// `handle` must come from [`Handle::into_raw`] and must not be used (nor released)
+/// again afterwards.
 pub unsafe fn release_handle(handle: jlong) {
     if handle != 0 {
-        drop(Arc::from_raw(handle as usize as *const LineKit));
+        drop(Box::from_raw(handle as usize as *mut Handle));
     }
 }
 
-/// Borrows the engine behind a handle.
+/// Borrows the handle behind a `long`.
 ///
 /// # Safety
 /// `handle` must be live (not yet released) for the duration of the borrow.
-pub(crate) unsafe fn engine<'a>(handle: jlong) -> Result<&'a LineKit, Failure> {
+pub(crate) unsafe fn handle_ref<'a>(handle: jlong) -> Result<&'a Handle, Failure> {
     if handle == 0 {
         return Err(Failure::Argument("linekit: null native handle"));
     }
-    Ok(&*(handle as usize as *const LineKit))
+    Ok(&*(handle as usize as *const Handle))
+}
+
+/// UTF-16 units of a URL read onto the stack; a longer one is read onto the heap.
+const URL_STACK_UNITS: usize = 1024;
+
+/// Runs `f` with the text of the Java string `s` (not null), read with `GetStringRegion`:
+/// an ASCII string up to [`URL_STACK_UNITS`] long is narrowed in a stack buffer (no
+/// allocation); anything else is decoded from UTF-16 (an unpaired surrogate becomes
+/// U+FFFD).
+pub(crate) fn with_region<R>(
+    env: &JNIEnv<'_>,
+    s: &JString<'_>,
+    f: impl FnOnce(&str) -> R,
+) -> Result<R, Failure> {
+    let raw = env.get_raw();
+    // SAFETY: `raw` is the live JNIEnv of this call and `s` a live, non-null
+    // java.lang.String reference (the Java signature declares `String`); the region
+    // asked for lies inside the string, and `units` has room for it.
+    unsafe {
+        let table = &**raw;
+        let (Some(length), Some(region)) = (table.GetStringLength, table.GetStringRegion) else {
+            return Err(Failure::Argument("linekit: JNI lacks GetStringRegion"));
+        };
+        let len = length(raw, s.as_raw());
+        let n = usize::try_from(len).unwrap_or(0);
+        if n <= URL_STACK_UNITS {
+            let mut units = [0u16; URL_STACK_UNITS];
+            region(raw, s.as_raw(), 0, len as jsize, units.as_mut_ptr());
+            if env.exception_check()? {
+                return Err(Failure::Argument("linekit: unreadable string"));
+            }
+            let units = &units[..n];
+            if units.iter().all(|&u| u < 0x80) {
+                let mut bytes = [0u8; URL_STACK_UNITS];
+                for (b, &u) in bytes.iter_mut().zip(units) {
+                    *b = u as u8;
+                }
+                let text = std::str::from_utf8(&bytes[..n]).unwrap_or_default();
+                return Ok(f(text));
+            }
+            return Ok(f(&String::from_utf16_lossy(units)));
+        }
+        let mut units = vec![0u16; n];
+        region(raw, s.as_raw(), 0, len as jsize, units.as_mut_ptr());
+        if env.exception_check()? {
+            return Err(Failure::Argument("linekit: unreadable string"));
+        }
+        Ok(f(&String::from_utf16_lossy(&units)))
+    }
 }
 
 /// Reads a Java string; `None` for a Java null.
@@ -281,17 +404,17 @@ pub(crate) fn required<'a>(
     text(s).ok_or(Failure::Argument(what))
 }
 
-/// [`guarded`] with the engine behind `handle` borrowed for `f`.
+/// [`guarded`] with the [`Handle`] behind `handle` borrowed for `f`.
 pub(crate) fn with_engine<'l, R>(
     env: &mut JNIEnv<'l>,
     handle: jlong,
     default: R,
-    f: impl FnOnce(&mut JNIEnv<'l>, &LineKit) -> Result<R, Failure>,
+    f: impl FnOnce(&mut JNIEnv<'l>, &Handle) -> Result<R, Failure>,
 ) -> R {
     guarded(env, default, |env| {
         // SAFETY: the Kotlin wrapper keeps the handle live during the call.
-        let engine = unsafe { engine(handle) }?;
-        f(env, engine)
+        let handle = unsafe { handle_ref(handle) }?;
+        f(env, handle)
     })
 }
 
@@ -342,7 +465,7 @@ fn raise(env: &mut JNIEnv<'_>, failure: Option<Failure>) {
 /// (the `JNIEnv`, the unused `JClass`, then the Java arguments, whose object types borrow
 /// the call's lifetime `'l`) around a body that runs under [`guarded`], or under
 /// [`with_engine`] when the first Java argument is written `&engine = handle` (the
-/// `long handle`, with the engine behind it borrowed as `engine`). The body answers
+/// `long handle`, with the [`Handle`] behind it borrowed as `engine`). The body answers
 /// `Result<R, Failure>`; a failure or a panic leaves a Java exception pending and the
 /// export returns the value after `else` (nothing for a `void` method).
 macro_rules! jni_export {
@@ -375,70 +498,96 @@ macro_rules! jni_export {
 pub(crate) use jni_export;
 
 jni_export! {
-    /// `static native String route(long handle, String url, String method,
-    /// String privateHeaders, boolean ws, boolean oneShotBody, String exclude)`.
+    /// `static native long route(long handle, String url, int query, String method,
+    /// String headers, String exclude, String[] finalUrl)`: a [`RouteAnswer`]. `query` is a
+    /// [`RouteQuery`]; `method` is read only when its code is `OTHER_METHOD`; `headers` is
+    /// a [`ROUTE_HEADERS`] list and `exclude` an [`EXCLUDED_LINES`] list, either null for
+    /// none. When `finalUrl` is not null and the request is rewritten, its first element
+    /// receives the final URL the core writes.
     #[allow(clippy::too_many_arguments)]
     fn Java_dev_linekit_internal_NativeFast_route(env, &engine = handle, url: JString<'l>,
-        method: JString<'l>, private_headers: JString<'l>, ws: jboolean,
-        one_shot_body: jboolean, exclude: JString<'l>) -> jstring, else null_mut() => {
-        let (u, m) = (read(env, &url)?, read(env, &method)?);
-        let (h, x) = (read(env, &private_headers)?, read(env, &exclude)?);
-        const NULL: &str = "linekit: url and method must not be null";
-        let packed = route_packed(
-            engine,
-            &required(&u, NULL)?,
-            &required(&m, NULL)?,
-            text(&h).as_deref(),
-            ws == JNI_TRUE,
-            one_shot_body == JNI_TRUE,
-            text(&x).as_deref(),
-        );
-        Ok(env.new_string(packed)?.into_raw())
+        query: jint, method: JString<'l>, headers: JString<'l>, exclude: JString<'l>,
+        final_url: JObjectArray<'l>) -> jlong, else 0 => {
+        if url.is_null() {
+            return Err(Failure::Argument("linekit: url must not be null"));
+        }
+        let query = RouteQuery::from_bits(query as u32 as u64);
+        let m = if query.method == fast_codes::OTHER_METHOD {
+            read(env, &method)?
+        } else {
+            None
+        };
+        let (h, x) = (read(env, &headers)?, read(env, &exclude)?);
+        let (m, h, x) = (text(&m), text(&h), text(&x));
+        let want_url = !final_url.is_null();
+        let routed = with_region(env, &url, |url| {
+            route_answer(engine, url, query, m.as_deref(), h.as_deref(), x.as_deref()).map(
+                |(answer, d)| {
+                    let written = (want_url && d.target.is_some()).then(|| d.url(url));
+                    (answer, written)
+                },
+            )
+        })?;
+        let (answer, written) = routed.map_err(Failure::Argument)?;
+        if let Some(written) = written {
+            let written = env.new_string(written)?;
+            env.set_object_array_element(&final_url, 0, written)?;
+        }
+        Ok(answer.to_bits() as jlong)
     }
 }
 
 jni_export! {
-    /// `static native int report(long handle, String biz, String line, boolean ws,
-    /// int outcome, int status, long costMs, long dnsMs, long connectMs, long tlsMs,
-    /// long ttfbMs, String version)`; negative numbers mean "none", `version` is the
-    /// response's `version_header` value (or null). `outcome` is the outcome's code, or -1
-    /// for "a response arrived with `status`" (the core maps the status). Answers
-    /// [`pack_verdict`]: the outcome recorded and whether it is a line fault.
+    /// `static native int report(long handle, long head, long costMs, long dnsMs,
+    /// long connectMs, long tlsMs, long ttfbMs, String version)`: a [`ReportAnswer`]. `head` is
+    /// a [`ReportHead`]; negative times mean "not measured"; `version` is the response's
+    /// `version_header` value (or null).
     #[allow(clippy::too_many_arguments)]
-    fn Java_dev_linekit_internal_NativeFast_report(env, &engine = handle, biz: JString<'l>,
-        line: JString<'l>, ws: jboolean, outcome: jint, status: jint, cost_ms: jlong,
-        dns_ms: jlong, connect_ms: jlong, tls_ms: jlong, ttfb_ms: jlong,
+    fn Java_dev_linekit_internal_NativeFast_report(env, &engine = handle, head: jlong,
+        cost_ms: jlong, dns_ms: jlong, connect_ms: jlong, tls_ms: jlong, ttfb_ms: jlong,
         version: JString<'l>) -> jint, else -1 => {
-        let status = u16::try_from(status).ok();
-        let outcome = match (outcome, status) {
-            (-1, Some(s)) => Outcome::from_status(s),
-            (code, _) => {
-                outcome_from_code(code).ok_or(Failure::Argument("linekit: unknown outcome"))?
+        let v = read(env, &version)?;
+        let v = text(&v);
+        let head = ReportHead::from_bits(head as u64);
+        let times = [cost_ms, dns_ms, connect_ms, tls_ms, ttfb_ms];
+        let verdict = report_head(engine, head, times, v.as_deref()).map_err(Failure::Argument)?;
+        Ok(verdict.to_bits() as jint)
+    }
+}
+
+jni_export! {
+    /// `static native String[] codes(long handle, int generation, int lineFrom,
+    /// int targetFrom)`: the strings of codes Kotlin has not seen yet (see
+    /// [`code_elements`]): generation `generation`'s entries from the given positions
+    /// when it is still held, else every entry of the current generation.
+    fn Java_dev_linekit_internal_NativeFast_codes(env, &engine = handle, generation: jint,
+        line_from: jint, target_from: jint) -> jobjectArray, else null_mut() => {
+        let from = |n: jint| usize::try_from(n).unwrap_or(0);
+        let elements = code_elements(
+            &engine.codes,
+            generation as u8,
+            from(line_from),
+            from(target_from),
+        );
+        let len = jsize::try_from(elements.len())
+            .map_err(|_| Failure::Argument("linekit: too many codes"))?;
+        let array = env.new_object_array(len, "java/lang/String", jni::objects::JObject::null())?;
+        for (i, e) in elements.into_iter().enumerate() {
+            if let Some(e) = e {
+                let s = env.new_string(e)?;
+                env.set_object_array_element(&array, i as jsize, &s)?;
+                env.delete_local_ref(s)?;
             }
-        };
-        let (b, l, v) = (read(env, &biz)?, read(env, &line)?, read(env, &version)?);
-        let (b, l, v) = (text(&b), text(&l), text(&v));
-        engine.report(&Report {
-            biz: b.as_deref().filter(|s| !s.is_empty()),
-            protocol: if ws == JNI_TRUE {
-                Protocol::Ws
-            } else {
-                Protocol::Http
-            },
-            line: l.as_deref().filter(|s| !s.is_empty()),
-            host: None,
-            outcome,
-            status,
-            cost_ms: opt_ms(cost_ms).unwrap_or(0),
-            timings: Timings {
-                dns_ms: opt_ms(dns_ms),
-                connect_ms: opt_ms(connect_ms),
-                tls_ms: opt_ms(tls_ms),
-                ttfb_ms: opt_ms(ttfb_ms),
-            },
-            version: v.as_deref(),
-        });
-        Ok(pack_verdict(outcome, status))
+        }
+        Ok(array.into_raw())
+    }
+}
+
+jni_export! {
+    /// `static native String records()`: every record layout of this library
+    /// ([`crate::record_layout::layout_lines`] of [`RECORDS`]).
+    fn Java_dev_linekit_internal_NativeFast_records(env) -> jstring, else null_mut() => {
+        Ok(env.new_string(crate::record_layout::layout_lines(&RECORDS))?.into_raw())
     }
 }
 
@@ -462,203 +611,271 @@ jni_export! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use linekit_core::line::Scheme;
     use linekit_core::trace::Reason;
 
-    const LIMITS: CallLimits = CallLimits {
-        max_retries: 2,
-        buffer_body_max_bytes: 1024,
-    };
-
-    #[test]
-    fn decision_packs_reason_code_limits_fields_and_the_target_parts() {
-        let url = "https://api.example/p?q=1";
-        let d = linekit_core::engine::RouteDecision {
-            biz: Some("spot".into()),
-            protocol: Protocol::Http,
-            line: Some("ali".into()),
-            reason: Reason::Sticky,
-            version_mismatch: true,
-            version_header: Some("X-Deployment-Version".into()),
-            target: Some(Target {
-                scheme: linekit_core::line::Scheme::Http,
-                host: "h".into(),
-                port: Some(1),
-                path_prefix: Some("/v1".into()),
-                rest_at: 19,
-            }),
-            mode: linekit_core::line::rollout::RolloutMode::On,
-            would: None,
-        };
-        assert_eq!(d.url(url), "http://h:1/v1/p?q=1");
-        let sticky = Reason::Sticky.code();
-        assert_eq!(
-            pack_decision(&d, url, LIMITS),
-            format!("{sticky}\n2\n1024\nali\nspot\nX-Deployment-Version\n1\nhttp\nh\n1\n/v1\n19")
-        );
-        // An IPv6 line behind a prefix, for a request URL whose rest has no path: the same
-        // answer and final URL as LineKitApiTest's "route answers unpack" expects of Kotlin.
-        let url = "https://api.test?q=1";
-        let d = linekit_core::engine::RouteDecision {
-            target: Some(Target {
-                scheme: linekit_core::line::Scheme::Https,
-                host: "::1".into(),
-                port: Some(8443),
-                path_prefix: Some("/v1".into()),
-                rest_at: 16,
-            }),
-            ..d
-        };
-        assert_eq!(d.url(url), "https://[::1]:8443/v1/?q=1");
-        assert_eq!(
-            pack_decision(&d, url, LIMITS),
-            format!(
-                "{sticky}\n2\n1024\nali\nspot\nX-Deployment-Version\n1\nhttps\n::1\n8443\n/v1\n16"
-            )
-        );
-        let d = linekit_core::engine::RouteDecision {
-            biz: None,
-            protocol: Protocol::Http,
-            line: None,
-            reason: Reason::Unmanaged,
-            version_mismatch: false,
-            version_header: None,
-            target: None,
-            mode: linekit_core::line::rollout::RolloutMode::On,
-            would: None,
-        };
-        let unmanaged = Reason::Unmanaged.code();
-        assert_eq!(
-            pack_decision(&d, "http://x/", LIMITS),
-            format!("{unmanaged}\n2\n1024\n\n\n\n\n\n\n\n\n")
-        );
-    }
-
-    #[test]
-    fn rest_at_counts_java_string_units() {
-        let url = "https://bücher.example/ü";
-        let t = Target {
-            scheme: linekit_core::line::Scheme::Https,
-            host: "h".into(),
-            port: None,
-            path_prefix: None,
-            rest_at: url.find("/ü").unwrap(),
-        };
-        let mut s = String::new();
-        push_target(&mut s, &t, url);
-        assert_eq!(t.rest_at, 23, "bytes: ü is two");
-        assert_eq!(s, "https\nh\n\n\n22", "UTF-16 units: ü is one");
-    }
-
-    #[test]
-    fn verdicts_carry_the_outcome_and_the_core_line_fault_rule() {
-        let v = pack_verdict(Outcome::from_status(503), Some(503));
-        assert_eq!(v & 0xff, i32::from(Outcome::Http5xx.code()));
-        assert_ne!(v & 0x100, 0);
-        assert_eq!(pack_verdict(Outcome::Http5xx, Some(500)) & 0x100, 0);
-        assert_ne!(pack_verdict(Outcome::ConnectionReset, None) & 0x100, 0);
-        assert_eq!(pack_verdict(Outcome::Cancelled, None) & 0x100, 0);
-    }
-
-    #[test]
-    fn decimals_are_written_in_full() {
-        for n in [0u64, 7, 10, 262_144, u64::MAX] {
-            let mut s = String::new();
-            push_decimal(&mut s, n);
-            assert_eq!(s, n.to_string());
+    fn target(scheme: Scheme, host: &str, port: Option<u16>, prefix: Option<&str>) -> Target {
+        Target {
+            scheme,
+            host: host.into(),
+            port,
+            path_prefix: prefix.map(Into::into),
+            rest_at: 0,
         }
     }
 
     #[test]
-    fn outcome_codes_are_positions_in_the_core_list() {
-        for (i, o) in Outcome::ALL.iter().enumerate() {
-            assert_eq!(outcome_from_code(i as i32), Some(*o));
+    fn same_url_holds_exactly_when_the_core_would_write_the_request_url_again() {
+        for (url, t) in [
+            (
+                "https://h.test/p?q",
+                target(Scheme::Https, "h.test", None, None),
+            ),
+            (
+                "http://h:8080/p",
+                target(Scheme::Http, "h", Some(8080), None),
+            ),
+            (
+                "https://[::1]:8443/",
+                target(Scheme::Https, "::1", Some(8443), None),
+            ),
+            (
+                "https://h.test/p",
+                target(Scheme::Https, "h.test", None, Some("/v1")),
+            ),
+            (
+                "https://h.test:443/p",
+                target(Scheme::Https, "h.test", None, None),
+            ),
+            (
+                "https://h:0443/p",
+                target(Scheme::Https, "h", Some(443), None),
+            ),
+            (
+                "https://u@h.test/p",
+                target(Scheme::Https, "h.test", None, None),
+            ),
+            (
+                "HTTPS://h.test/p",
+                target(Scheme::Https, "h.test", None, None),
+            ),
+            (
+                "https://H.test/p",
+                target(Scheme::Https, "h.test", None, None),
+            ),
+            (
+                "http://h.test/p",
+                target(Scheme::Https, "h.test", None, None),
+            ),
+        ] {
+            let split = linekit_core::line::endpoint::SplitUrl::parse(url).expect("url");
+            let t = Target {
+                rest_at: url.len() - split.rest.len(),
+                ..t
+            };
+            assert_eq!(same_url(&t, url), t.url(url) == url, "{url} on {t:?}");
         }
-        assert_eq!(outcome_from_code(Outcome::ALL.len() as i32), None);
-        assert_eq!(outcome_from_code(-1), None);
     }
 
     const CONFIG: &str = r#"{"version":1,"allow_cleartext":true,
         "thresholds":{"max_retries":2,"buffer_body_max_bytes":4096},
-        "biz_lines":{"spot":{"match":["api.linekit.test"],
+        "biz_lines":{"spot":{"match":["api.linekit.test"],"version_header":"X-V",
         "http":[{"id":"a","url":"http://127.0.0.1:1"}]},
+        "own":{"match":["own.linekit.test"],"http":[{"id":"o","url":"https://own.linekit.test"}]},
         "cdn":{"match":["cdn.linekit.test"],"http":[{"id":"c","url":"http://127.0.0.1:2"}]}}}"#;
 
-    fn test_engine() -> LineKit {
-        linekit_core::engine::LineKitBuilder::new()
+    fn test_handle() -> Handle {
+        let engine = linekit_core::engine::LineKitBuilder::new()
             .config_json(CONFIG)
             .build()
-            .expect("valid config")
+            .expect("valid config");
+        Handle::new(Arc::new(engine))
     }
 
-    /// The fields of an HTTP route answer for a request on the test engine.
-    fn route_fields(url: &str, method: &str, headers: Option<&str>, one_shot: bool) -> Vec<String> {
-        let packed = route_packed(
-            &test_engine(),
+    fn query(method: &str, ws: bool, one_shot: bool) -> RouteQuery {
+        RouteQuery {
+            method: fast_codes::method_code(method),
+            ws: u64::from(ws),
+            one_shot_body: u64::from(one_shot),
+        }
+    }
+
+    /// The answer for a request on `h`, and the strings its line code stands for.
+    fn route(
+        h: &Handle,
+        url: &str,
+        method: &str,
+        headers: Option<&str>,
+        one_shot: bool,
+    ) -> (RouteAnswer, Option<fast_codes::LineEntry>) {
+        let (answer, _) = route_answer(
+            h,
             url,
-            method,
+            query(method, false, one_shot),
+            Some(method),
             headers,
-            false,
-            one_shot,
             Some("x\ny"),
-        );
-        packed.split('\n').map(str::to_string).collect()
+        )
+        .expect("routes");
+        let entry = h
+            .codes
+            .with_line(answer.generation as u8, answer.line as u16, |e| e.cloned());
+        (answer, entry)
     }
 
     #[test]
-    fn route_packed_goes_through_the_engine_with_the_config_limits() {
-        let fields = route_fields("http://other.test/a", "GET", None, false);
-        assert_eq!(fields.len(), 12, "{fields:?}");
-        assert_eq!(fields[0], Reason::Unmanaged.code().to_string());
-        assert_eq!((&*fields[1], &*fields[2]), ("2", "4096"));
-        assert!(
-            fields[7..].iter().all(String::is_empty),
-            "unchanged: no parts"
+    fn a_route_answer_carries_the_reason_limits_and_codes_of_the_core_decision() {
+        let h = test_handle();
+        let (answer, entry) = route(&h, "http://api.linekit.test/a?b", "GET", None, false);
+        let reason = Reason::from_code(answer.reason as i32).expect("a known reason");
+        assert!(reason.is_rewrite(), "{reason}");
+        assert_eq!((answer.max_retries, answer.same_url), (2, 0));
+        assert_eq!((answer.line, answer.target), (1, 1));
+        let entry = entry.expect("line entry");
+        assert_eq!(entry.biz.as_deref(), Some("spot"));
+        assert_eq!(entry.line.as_deref(), Some("a"));
+        assert_eq!(entry.version_header.as_deref(), Some("X-V"));
+        assert_eq!(entry.buffer_body_max_bytes, 4096);
+        let elements = code_elements(&h.codes, 0, 0, 0);
+        let texts: Vec<Option<&str>> = elements.iter().map(Option::as_deref).collect();
+        assert_eq!(
+            texts,
+            [
+                Some("0"),
+                Some("0"),
+                Some("1"),
+                Some("0"),
+                Some("1"),
+                Some("spot"),
+                Some("a"),
+                Some("X-V"),
+                Some("4096"),
+                Some("http"),
+                Some("127.0.0.1"),
+                Some("1"),
+                None,
+            ]
         );
-        let fields = route_fields("http://api.linekit.test/a?b", "GET", None, false);
-        assert_eq!(fields[3], "a");
-        assert_eq!(&fields[7..], ["http", "127.0.0.1", "1", "", "23"]);
+        // A second answer for the same line reuses both codes.
+        let (again, _) = route(&h, "http://api.linekit.test/other", "GET", None, false);
+        assert_eq!((again.line, again.target), (1, 1));
+        assert_eq!(
+            code_elements(&h.codes, 0, 1, 1).len(),
+            CODES_HEAD.fields.len()
+        );
+
+        let (unmanaged, entry) = route(&h, "http://other.test/a", "GET", None, false);
+        assert_eq!(unmanaged.reason, u64::from(Reason::Unmanaged.code()));
+        assert_eq!((unmanaged.line, unmanaged.target), (0, 0));
+        assert!(entry.is_none());
+
+        let (own, _) = route(&h, "https://own.linekit.test/p?q", "GET", None, false);
+        assert_eq!(own.same_url, 1, "the line is the request's own origin");
     }
 
     #[test]
     fn the_core_replay_rule_sets_the_retries_of_the_answer() {
+        let h = test_handle();
         let retries = |method, headers, one_shot| {
-            route_fields("http://api.linekit.test/a", method, headers, one_shot)[1].clone()
+            route(&h, "http://api.linekit.test/a", method, headers, one_shot)
+                .0
+                .max_retries
         };
-        assert_eq!(retries("GET", None, false), "2");
-        assert_eq!(retries("PUT", None, false), "2");
+        assert_eq!(retries("GET", None, false), 2);
+        assert_eq!(retries("PUT", None, false), 2);
         assert_eq!(
             retries("POST", None, false),
-            "0",
+            0,
             "an unkeyed POST is never replayed"
         );
-        assert_eq!(retries("POST", Some("Idempotency-Key\nk1"), false), "2");
-        assert_eq!(retries("POST", Some("x-transaction-id\nt"), false), "2");
+        assert_eq!(retries("POST", Some("Idempotency-Key\nk1"), false), 2);
+        assert_eq!(retries("POST", Some("x-transaction-id\nt"), false), 2);
         assert_eq!(
             retries("GET", None, true),
-            "0",
+            0,
             "a one-shot body cannot be sent twice"
         );
-        assert_eq!(retries("POST", Some("Idempotency-Key\nk1"), true), "0");
+        assert_eq!(retries("POST", Some("Idempotency-Key\nk1"), true), 0);
+        assert_eq!(
+            retries("PROPFIND", None, false),
+            0,
+            "a method outside the list travels as text"
+        );
+    }
+
+    #[test]
+    fn a_method_code_needs_its_string_only_outside_the_list() {
+        let h = test_handle();
+        let other = query("PROPFIND", false, false);
+        assert!(route_answer(&h, "http://x/", other, None, None, None).is_err());
+        let unknown = RouteQuery {
+            method: 12,
+            ..other
+        };
+        assert!(route_answer(&h, "http://x/", unknown, Some("GET"), None, None).is_err());
+        let get = query("GET", false, false);
+        assert!(route_answer(&h, "http://x/", get, Some("ignored"), None, None).is_ok());
     }
 
     #[test]
     fn private_headers_are_read_by_the_core_rule_first_occurrence_wins() {
-        let fields = route_fields(
+        let h = test_handle();
+        let (_, entry) = route(
+            &h,
             "http://other.test/a",
             "GET",
             Some("x-line-biz\n cdn \nX-Line-Biz\nspot\nX-Line-Debug\n1"),
             false,
         );
-        assert_eq!((&*fields[3], &*fields[4]), ("c", "cdn"), "{fields:?}");
-        let fields = route_fields(
+        let entry = entry.expect("cdn");
+        assert_eq!(
+            (entry.line.as_deref(), entry.biz.as_deref()),
+            (Some("c"), Some("cdn"))
+        );
+        let (answer, _) = route(
+            &h,
             "http://api.linekit.test/a",
             "GET",
             Some("X-Line-Keep-Original-Host\nTRUE"),
             false,
         );
-        assert_eq!(fields[0], Reason::KeepOriginal.code().to_string());
-        assert_eq!(header_pairs(Some("a\n1\ndangling")), vec![("a", "1")]);
-        assert!(header_pairs(Some("")).is_empty());
+        assert_eq!(answer.reason, u64::from(Reason::KeepOriginal.code()));
+    }
+
+    #[test]
+    fn reports_resolve_the_answer_line_and_carry_the_core_verdict() {
+        let h = test_handle();
+        let (answer, _) = route(&h, "http://api.linekit.test/a", "GET", None, false);
+        let head = |outcome: u64, status: Option<u16>| ReportHead {
+            generation: answer.generation,
+            line: answer.line,
+            ws: 0,
+            outcome,
+            has_status: u64::from(status.is_some()),
+            status: u64::from(status.unwrap_or(0)),
+        };
+        let times = [40, -1, -1, -1, 30];
+        let v = report_head(&h, head(0, Some(503)), times, None).expect("status");
+        assert_eq!(v.outcome, u64::from(Outcome::Http5xx.code()));
+        assert_eq!(v.line_fault, 1);
+        let reset = u64::from(Outcome::ConnectionReset.code()) + 1;
+        let v = report_head(&h, head(reset, None), times, Some("v2")).expect("outcome");
+        assert_eq!((v.outcome + 1, v.line_fault), (reset, 1));
+        let cancelled = u64::from(Outcome::Cancelled.code()) + 1;
+        assert_eq!(
+            report_head(&h, head(cancelled, None), times, None)
+                .unwrap()
+                .line_fault,
+            0
+        );
+        assert!(report_head(&h, head(0, None), times, None).is_err());
+        assert!(report_head(&h, head(63, None), times, None).is_err());
+        // The two faults reached line `a` of `spot` through the answer's line code.
+        let pools = h.pools();
+        let a = &pools["spot/http"].lines[0];
+        assert_eq!((a.id.as_str(), a.failures), ("a", 2), "{a:?}");
+        assert_eq!(a.last_error, Some("connection_reset"));
+        assert_eq!(a.version.as_deref(), Some("v2"));
     }
 
     #[test]
@@ -670,15 +887,25 @@ mod tests {
             .collect();
         assert_eq!(outcomes.len(), Outcome::ALL.len());
         assert_eq!(outcomes[0], "Ok\tok");
-        for kind in ["connect_error", "reason", "close_cause", "private_dns"] {
+        for kind in [
+            "connect_error",
+            "reason",
+            "close_cause",
+            "private_dns",
+            "http_method",
+        ] {
             assert!(text.lines().any(|l| l.starts_with(kind)), "{kind}");
         }
+        assert!(text.contains("http_method\tGET\tGET\n"));
     }
 
     #[test]
     fn null_handle_is_rejected() {
         // SAFETY: a zero handle is never dereferenced.
-        assert!(matches!(unsafe { engine(0) }, Err(Failure::Argument(_))));
+        assert!(matches!(
+            unsafe { handle_ref(0) },
+            Err(Failure::Argument(_))
+        ));
         // SAFETY: releasing zero is a no-op.
         unsafe { release_handle(0) };
     }

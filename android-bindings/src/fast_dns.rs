@@ -1,14 +1,14 @@
 //! The JNI fast path for `LineKitDns`: `dev.linekit.internal.NativeDns.{lookup,
-//! connectFailed, connectSucceeded}`.
+//! generation, connectResult}`.
 //!
 //! `lookup` names the network whose records it reads (0: the default network), so a
 //! client bound to one `Network` never gets another network's addresses.
 //!
 //! `lookup` runs for every new connection OkHttp plans, so it skips UniFFI/JNA like
-//! `route` does. The answer is ONE `byte[]` — a 4-byte big-endian count of milliseconds
-//! the answer may be kept (0: ask again next time), then each address as a length byte
-//! (4 or 16) followed by its bytes, in connect order — or `null` when the core says
-//! `system` (the miss path allocates nothing). Kotlin turns each entry into
+//! `route` does. The answer is ONE `byte[]`, a
+//! [`LOOKUP_ANSWER`](crate::jni_records::LOOKUP_ANSWER) (how long it may be kept, then
+//! the addresses' raw bytes in connect order), or `null` when the core says `system` (the
+//! miss path allocates nothing). Kotlin turns each address into
 //! `InetAddress.getByAddress(host, bytes)`, which never resolves a name.
 //!
 //! # The Kotlin memo
@@ -21,14 +21,16 @@
 //! `Arc` header, once per engine): a Kotlin reader racing `close()` then never reads freed
 //! memory. The count is 32 bits so that 32-bit ABIs read it in one load.
 //!
-//! Connect results carry the address as its raw bytes (`InetAddress.getAddress()`) and
-//! the failure as its index in the core's `ConnectError::ALL`. Same handle and panic rules
-//! as [`crate::fast`].
+//! A connect result carries the address as its raw bytes (`InetAddress.getAddress()`) and
+//! how the connect ended as one [`ConnectResult`] `long` (a failure as its index in the
+//! core's `ConnectError::ALL`, a success with its connect time when measured). Same
+//! handle and panic rules as [`crate::fast`].
 
 use crate::dns::{ip_from_bytes, pack_lookup};
-use crate::fast::{jni_export, read, required, Failure};
+use crate::fast::{jni_export, read, required, Failure, Handle};
+use crate::jni_records::ConnectResult;
 use jni::objects::{JByteArray, JString};
-use jni::sys::{jboolean, jbyteArray, jint, jlong, jobject, JNI_FALSE, JNI_TRUE};
+use jni::sys::{jboolean, jbyteArray, jlong, jobject, JNI_FALSE, JNI_TRUE};
 use jni::JNIEnv;
 use linekit_core::dns::ConnectError;
 use std::borrow::Cow;
@@ -76,15 +78,9 @@ jni_export! {
             // A Java long carries the platform's unsigned 64-bit handle bit for bit.
             n => engine.lookup_on(&h, n as u64),
         };
-        match pack_lookup(&answer) {
+        match pack_lookup(&answer, keep_ms(answer.memo_until_ms, engine.now_ms())) {
             None => Ok(null_mut()),
-            Some(packed) => {
-                let keep = keep_ms(answer.memo_until_ms, engine.now_ms());
-                let mut out = Vec::with_capacity(4 + packed.len());
-                out.extend_from_slice(&keep.to_be_bytes());
-                out.extend_from_slice(&packed);
-                Ok(env.byte_array_from_slice(&out)?.into_raw())
-            }
+            Some(packed) => Ok(env.byte_array_from_slice(&packed)?.into_raw()),
         }
     }
 }
@@ -110,38 +106,40 @@ jni_export! {
     }
 }
 
-jni_export! {
-    /// `static native boolean connectFailed(long handle, String host, byte[] ip, int error)`:
-    /// whether the address was quarantined.
-    fn Java_dev_linekit_internal_NativeDns_connectFailed(env, &engine = handle, host: JString<'l>,
-        ip: JByteArray<'l>, error: jint) -> jboolean, else JNI_FALSE => {
-        let h = read(env, &host)?;
-        let h = host_text(&h)?;
-        let error = connect_error_from_code(error)
-            .ok_or(Failure::Argument("linekit: unknown connect error"))?;
-        let ip = read_ip(env, &ip)?;
-        Ok(if engine.connect_failed(&h, ip, error) {
-            JNI_TRUE
-        } else {
-            JNI_FALSE
-        })
+/// Records how one connect to `ip` for `host` ended (the JNI-free half of
+/// `connectResult`); answers whether a failure quarantined the address.
+pub fn connect_result(
+    engine: &Handle,
+    host: &str,
+    ip: IpAddr,
+    result: ConnectResult,
+) -> Result<bool, &'static str> {
+    if result.failed == 1 {
+        let error =
+            connect_error_from_code(result.error as i32).ok_or("linekit: unknown connect error")?;
+        return Ok(engine.connect_failed(host, ip, error));
     }
+    // A measured connect time also feeds the per-address ranking.
+    if result.measured == 1 {
+        engine.connect_succeeded_ms(host, ip, result.connect_ms);
+    } else {
+        engine.connect_succeeded(host, ip);
+    }
+    Ok(false)
 }
 
 jni_export! {
-    /// `static native void connectSucceeded(long handle, String host, byte[] ip,
-    /// long connectMs)`; `connectMs` is -1 when the connect was not timed.
-    fn Java_dev_linekit_internal_NativeDns_connectSucceeded(env, &engine = handle,
-        host: JString<'l>, ip: JByteArray<'l>, connect_ms: jlong) => {
+    /// `static native boolean connectResult(long handle, String host, byte[] ip,
+    /// long result)`: `result` is a [`ConnectResult`]; answers whether a failure
+    /// quarantined the address.
+    fn Java_dev_linekit_internal_NativeDns_connectResult(env, &engine = handle,
+        host: JString<'l>, ip: JByteArray<'l>, result: jlong) -> jboolean, else JNI_FALSE => {
         let h = read(env, &host)?;
         let h = host_text(&h)?;
         let ip = read_ip(env, &ip)?;
-        // A measured connect time also feeds the per-address ranking; -1 = not measured.
-        match u64::try_from(connect_ms) {
-            Ok(ms) => engine.connect_succeeded_ms(&h, ip, ms),
-            Err(_) => engine.connect_succeeded(&h, ip),
-        }
-        Ok(())
+        let result = ConnectResult::from_bits(result as u64);
+        let quarantined = connect_result(engine, &h, ip, result).map_err(Failure::Argument)?;
+        Ok(if quarantined { JNI_TRUE } else { JNI_FALSE })
     }
 }
 
@@ -159,6 +157,48 @@ mod tests {
         );
         assert_eq!(connect_error_from_code(8), None);
         assert_eq!(connect_error_from_code(-1), None);
+    }
+
+    #[test]
+    fn connect_results_make_the_engine_calls_they_stand_for() {
+        let engine = || {
+            linekit_core::engine::LineKitBuilder::new()
+                .config_json(r#"{"version":1}"#)
+                .build()
+                .expect("config")
+        };
+        let (via, direct) = (Handle::new(std::sync::Arc::new(engine())), engine());
+        let ip: IpAddr = "10.0.0.1".parse().expect("ip");
+        let generation = |e: &linekit_core::engine::LineKit| {
+            e.dns_generation().load(std::sync::atomic::Ordering::SeqCst)
+        };
+        let refused = ConnectResult {
+            failed: 1,
+            error: u64::from(ConnectError::Refused.code()),
+            ..ConnectResult::default()
+        };
+        let measured = ConnectResult {
+            measured: 1,
+            connect_ms: 12,
+            ..ConnectResult::default()
+        };
+        let r = connect_result(&via, "h.test", ip, refused).expect("known error");
+        assert_eq!(
+            r,
+            direct.connect_failed("h.test", ip, ConnectError::Refused)
+        );
+        let r = connect_result(&via, "h.test", ip, measured).expect("success");
+        direct.connect_succeeded_ms("h.test", ip, 12);
+        assert!(!r);
+        let r = connect_result(&via, "h.test", ip, ConnectResult::default()).expect("success");
+        direct.connect_succeeded("h.test", ip);
+        assert!(!r);
+        assert_eq!(generation(&via), generation(&direct));
+        let unknown = ConnectResult {
+            error: 15,
+            ..refused
+        };
+        assert!(connect_result(&via, "h.test", ip, unknown).is_err());
     }
 
     #[test]

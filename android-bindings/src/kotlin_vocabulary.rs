@@ -60,7 +60,7 @@ const ENUMS: [KotlinEnum; 5] = [
 ];
 
 /// `CamelCase4xx` → `CAMEL_CASE_4XX`.
-fn constant_name(rust: &str) -> String {
+pub(crate) fn constant_name(rust: &str) -> String {
     let mut out = String::new();
     let mut prev: Option<char> = None;
     for c in rust.chars() {
@@ -78,7 +78,8 @@ fn constant_name(rust: &str) -> String {
     out
 }
 
-fn kdoc(text: &str, indent: &str) -> String {
+/// `text` as a KDoc comment indented by `indent`.
+pub(crate) fn kdoc(text: &str, indent: &str) -> String {
     let lines: Vec<&str> = text.trim().lines().map(str::trim).collect();
     let mut out = format!("{indent}/**\n");
     for l in lines {
@@ -110,10 +111,12 @@ fn idempotency_keys_source() -> (String, String) {
     ("dev/linekit/internal/IdempotencyKeys.kt".to_string(), src)
 }
 
-/// `(relative path, Kotlin source)` of every generated file.
+/// `(relative path, Kotlin source)` of every generated file: the enums, the idempotency
+/// keys and the JNI records ([`crate::kotlin_records`]).
 pub fn kotlin_sources() -> Vec<(String, String)> {
     let mut sources = enum_sources();
     sources.push(idempotency_keys_source());
+    sources.extend(crate::kotlin_records::kotlin_sources());
     sources
 }
 
@@ -206,7 +209,7 @@ mod tests {
 
     #[test]
     fn idempotency_key_names_are_generated_from_the_core_list() {
-        let (path, src) = kotlin_sources().pop().unwrap();
+        let (path, src) = idempotency_keys_source();
         assert_eq!(path, "dev/linekit/internal/IdempotencyKeys.kt");
         assert!(
             src.contains("arrayOf(\"Idempotency-Key\", \"X-Transaction-Id\")"),

@@ -13,12 +13,16 @@
 //!   request or new connection. They are the only path for those calls: a UniFFI call
 //!   goes through JNA and costs microseconds, these cost a few hundred nanoseconds. They
 //!   reach the engine through the handle returned by [`NativeLineKit::native_handle`] (a
-//!   leaked `Arc` released exactly once by `release`), catch every panic and rethrow it as
-//!   a Java exception. The host test build adds `test_hooks` (cargo feature
-//!   `jni-test-hooks`): exports declared the same way that let a JVM test provoke a panic.
+//!   leaked [`fast::Handle`] released exactly once by `release`), catch every panic and
+//!   rethrow it as a Java exception. Their arguments and answers are primitives; each
+//!   record among them is declared once in [`jni_records`] (shapes in [`record_layout`]),
+//!   and the strings of a route answer travel as codes ([`fast_codes`]). The host test
+//!   build adds `test_hooks` (cargo feature `jni-test-hooks`): exports declared the same
+//!   way that let a JVM test provoke a panic.
 //!
 //! Enums cross both doors as their wire code; their Kotlin form is generated from the
-//! core's single declaration by [`kotlin_vocabulary`].
+//! core's single declaration by [`kotlin_vocabulary`], and the Kotlin encoders and
+//! decoders of the JNI records (plus `docs/jni-records.md`) by [`kotlin_records`].
 //!
 //! - **Transport** — [`HttpTransport`] is the foreign callback the core uses for probes
 //!   and HTTPDNS queries (Kotlin's `OkHttpTransport`); results come back through the
@@ -35,9 +39,13 @@ mod dns;
 mod dns_fallback;
 mod error;
 pub mod fast;
+pub mod fast_codes;
 pub mod fast_dns;
+pub mod jni_records;
+pub mod kotlin_records;
 pub mod kotlin_vocabulary;
 mod native;
+pub mod record_layout;
 mod records;
 mod remote;
 mod sink;

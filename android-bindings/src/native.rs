@@ -101,12 +101,12 @@ impl NativeLineKit {
         Ok(self.engine()?.state_json())
     }
 
-    /// A handle for the JNI fast path: a leaked strong reference to the engine. Every handle
-    /// returned must be released exactly once with `NativeFast.release(handle)`, after the
-    /// last fast call that uses it. The engine stays alive until then even after shutdown.
+    /// A handle for the JNI fast path: a leaked [`crate::fast::Handle`] (a strong
+    /// reference to the engine and the code table of its answers). Every handle returned
+    /// must be released exactly once with `NativeFast.release(handle)`, after the last fast
+    /// call that uses it. The engine stays alive until then even after shutdown.
     pub fn native_handle(&self) -> Result<u64, LineKitError> {
-        let engine = self.engine()?;
-        Ok(Arc::into_raw(engine) as usize as u64)
+        Ok(crate::fast::Handle::new(self.engine()?).into_raw())
     }
 
     /// Stops the engine: later calls fail with `Closed`. Idempotent.

@@ -384,14 +384,8 @@ impl LineKit {
     ) -> (RouteDecision, Vec<(String, String)>) {
         let private = headers::LineHeaders::parse(headers);
         let req = RouteRequest {
-            url,
-            method,
-            biz: private.biz,
-            keep_original: private.keep_original,
-            fixed_host: private.fixed_host,
-            protocol,
-            exclude,
             mode,
+            ..RouteRequest::with_headers(url, method, &private, protocol, exclude)
         };
         let decision = self.route(&req);
         let sent = headers

@@ -7,25 +7,11 @@ use linekit_core::engine::{LineKit, Report, RouteRequest};
 use linekit_core::line::Outcome;
 use linekit_core::trace::event::NoopSink;
 use linekit_core::ManualClock;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{allocations, Counting};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -50,11 +36,11 @@ fn sticky_route_allocates_only_the_url_and_report_allocates_nothing() {
     kit.report(&report);
     kit.route(&req);
 
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = allocations();
     let d = kit.route(&req);
-    let after_route = ALLOCATIONS.load(Ordering::SeqCst);
+    let after_route = allocations();
     kit.report(&report);
-    let after_report = ALLOCATIONS.load(Ordering::SeqCst);
+    let after_report = allocations();
 
     assert_eq!(
         after_route - before,

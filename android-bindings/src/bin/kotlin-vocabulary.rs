@@ -1,4 +1,5 @@
-//! Writes the generated Kotlin enums of the core's wire vocabularies under OUT_DIR:
+//! Writes the generated Kotlin of the core's wire vocabularies and of the JNI records
+//! under OUT_DIR, or prints `docs/jni-records.md` with `--doc`:
 //! `cargo run -p linekit-android --features bindgen --bin kotlin-vocabulary -- OUT_DIR`.
 
 use std::path::PathBuf;
@@ -6,9 +7,13 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let Some(out) = std::env::args_os().nth(1).map(PathBuf::from) else {
-        eprintln!("usage: kotlin-vocabulary OUT_DIR");
+        eprintln!("usage: kotlin-vocabulary OUT_DIR | --doc");
         return ExitCode::from(2);
     };
+    if out.as_os_str() == "--doc" {
+        print!("{}", linekit::kotlin_records::markdown());
+        return ExitCode::SUCCESS;
+    }
     for (rel, src) in linekit::kotlin_vocabulary::kotlin_sources() {
         let path = out.join(rel);
         let written = path

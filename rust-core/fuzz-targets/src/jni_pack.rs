@@ -1,5 +1,5 @@
-//! The Rust side of the JNI fast path: what `route` and `lookup` pack for Kotlin, and the
-//! integer codes Kotlin sends back.
+//! The Rust side of the JNI fast path: what `route`, `report` and `lookup` pack for
+//! Kotlin, and the codes Kotlin sends back (the records of `linekit::jni_records`).
 //!
 //! Input layout: byte 0 = flags (keep-original, ws, one-shot body, which outcome/connect-error code),
 //! then NUL-separated fields `url`, `method`, `headers` (the request's `X-Line-*` headers
@@ -8,8 +8,10 @@
 //! or 16 per address, for the lookup packing). Every packed answer must unpack to what it
 //! stands for.
 
-use linekit::fast::{outcome_from_code, route_packed};
+use linekit::fast::{route_answer, Handle};
+use linekit::fast_codes::{method_code, OTHER_METHOD};
 use linekit::fast_dns::connect_error_from_code;
+use linekit::jni_records::{RouteAnswer, RouteQuery, LOOKUP_ANSWER};
 use linekit::pack_lookup;
 use linekit_core::config::validate::parse_config;
 use linekit_core::dns::{Lookup, Source};
@@ -32,13 +34,14 @@ const CONFIG: &str = r#"{
   "merge_hosts": [ {"host": "image.example.com", "biz": "cdn", "path_prefix": "/image", "rate": 1.0} ]
 }"#;
 
-fn engine() -> &'static LineKit {
-    static ENGINE: OnceLock<LineKit> = OnceLock::new();
-    ENGINE.get_or_init(|| {
+fn handle() -> &'static Handle {
+    static HANDLE: OnceLock<Handle> = OnceLock::new();
+    HANDLE.get_or_init(|| {
         let config = parse_config(CONFIG).expect("fuzz config validates");
         let clock = Arc::new(ManualClock::new(0, 0));
         let sink = Arc::new(linekit_core::trace::event::NoopSink);
-        LineKit::new(config, clock, sink, 1).expect("fuzz engine builds")
+        let engine = LineKit::new(config, clock, sink, 1).expect("fuzz engine builds");
+        Handle::new(Arc::new(engine))
     })
 }
 
@@ -64,19 +67,27 @@ pub fn jni_pack(data: &[u8]) {
     }
     let ips = rest.split(|&b| b == 0).nth(5).unwrap_or_default();
 
-    let packed = route_packed(
-        engine(),
+    let query = RouteQuery {
+        method: method_code(method),
+        ws: u64::from(flags & 2 != 0),
+        one_shot_body: u64::from(flags & 4 != 0),
+    };
+    let (answer, decision) = route_answer(
+        handle(),
         url,
-        method,
+        query,
+        Some(method),
         Some(private.as_str()),
-        flags & 2 != 0,
-        flags & 4 != 0,
         exclude,
-    );
-    check_route(&packed, url);
+    )
+    .expect("a method code from the list, or the method as text");
+    check_route(answer, decision.target.is_some());
+    if query.method != OTHER_METHOD {
+        assert!(route_answer(handle(), url, query, None, None, None).is_ok());
+    }
 
     let code = i32::from(flags >> 3) - 8;
-    if let Some(outcome) = outcome_from_code(code) {
+    if let Some(outcome) = Outcome::from_code(code) {
         let i = Outcome::ALL.iter().position(|o| *o == outcome);
         assert_eq!(
             i,
@@ -89,54 +100,82 @@ pub fn jni_pack(data: &[u8]) {
     check_lookup(ips);
 }
 
-/// `reason\nmax_retries\nbuffer_body_max_bytes\nline\nbiz\nversion_header\nversion_mismatch\nscheme\nhost\nport\nprefix\nrest_at`:
-/// twelve fields (for a URL without a newline, as OkHttp builds them), a known reason code,
-/// the config's limits (no retries for a request the replay rule forbids), a configured
-/// line id or none, and a rewrite that is either absent or names a known line host.
-fn check_route(packed: &str, url: &str) {
-    if url.contains('\n') {
-        return;
-    }
-    let parts: Vec<&str> = packed.split('\n').collect();
-    assert_eq!(parts.len(), 12, "packed route has {} fields", parts.len());
-    let code: u8 = parts[0].parse().expect("reason code is a decimal");
+/// A known reason code, the config's retries (none for a request the replay rule
+/// forbids), a line entry that names a configured line or none, and a target entry
+/// exactly when the decision has a target, naming a known scheme.
+fn check_route(answer: RouteAnswer, has_target: bool) {
+    assert_eq!(
+        RouteAnswer::from_bits(answer.to_bits()),
+        answer,
+        "round trip"
+    );
     assert!(
-        Reason::ALL.iter().any(|r| r.code() == code),
-        "unknown reason {:?}",
-        parts[0]
+        Reason::ALL
+            .iter()
+            .any(|r| u64::from(r.code()) == answer.reason),
+        "unknown reason {}",
+        answer.reason
     );
     let thresholds = linekit_core::config::model::Thresholds::default();
     assert!(
-        parts[1] == thresholds.max_retries.to_string() || parts[1] == "0",
-        "max_retries {:?}",
-        parts[1]
+        answer.max_retries == u64::from(thresholds.max_retries) || answer.max_retries == 0,
+        "max_retries {}",
+        answer.max_retries
     );
-    assert_eq!(parts[2], thresholds.buffer_body_max_bytes.to_string());
-    assert!(
-        matches!(parts[3], "" | "ali" | "tx" | "ali-ws" | "main"),
-        "unknown line {:?}",
-        parts[3]
-    );
-    assert!(
-        matches!(parts[4], "" | "spot" | "cdn"),
-        "unknown biz {:?}",
-        parts[4]
-    );
-    assert_eq!(parts[5], "", "no business line sets a version header");
-    assert_eq!(parts[6], "", "no version mismatch without a version header");
-    if parts[7].is_empty() {
-        assert!(
-            parts[8..].iter().all(|p| p.is_empty()),
-            "parts without a scheme"
+    let codes = &handle().codes;
+    codes.with_line(answer.generation as u8, answer.line as u16, |entry| {
+        assert_eq!(
+            entry.is_some(),
+            answer.line != 0,
+            "line code {}",
+            answer.line
         );
-    } else {
-        assert!(
-            matches!(parts[7], "http" | "https" | "ws" | "wss"),
-            "scheme {:?}",
-            parts[7]
+        if let Some(e) = entry {
+            assert!(
+                matches!(
+                    e.line.as_deref(),
+                    None | Some("ali" | "tx" | "ali-ws" | "main")
+                ),
+                "unknown line {:?}",
+                e.line
+            );
+            assert!(
+                matches!(e.biz.as_deref(), None | Some("spot" | "cdn")),
+                "unknown biz {:?}",
+                e.biz
+            );
+            assert!(
+                e.version_header.is_none(),
+                "no business line sets a version header"
+            );
+            assert_eq!(e.buffer_body_max_bytes, thresholds.buffer_body_max_bytes);
+        }
+    });
+    assert_eq!(
+        answer.version_mismatch, 0,
+        "no version mismatch without a version header"
+    );
+    assert_eq!(
+        answer.target != 0,
+        has_target,
+        "target code {}",
+        answer.target
+    );
+    if answer.target != 0 {
+        codes.with_entries(
+            answer.generation as u8,
+            0,
+            answer.target as usize - 1,
+            |e| {
+                assert_eq!(
+                    u64::from(e.generation),
+                    answer.generation,
+                    "generation held"
+                );
+                let t = e.targets.first().expect("the target entry");
+                assert!(!t.host.is_empty(), "a target names a host");
+            },
         );
-        let at: usize = parts[11].parse().expect("rest_at is a decimal");
-        assert!(at <= url.encode_utf16().count(), "rest_at past the URL");
     }
 }
 
@@ -163,24 +202,22 @@ fn check_lookup(ips: &[u8]) {
         fallback: None,
         memo_until_ms: 0,
     };
-    let packed = pack_lookup(&lookup);
+    let keep = u32::from(ips.first().copied().unwrap_or(0)) << 20;
+    let packed = pack_lookup(&lookup, keep);
     if addrs.is_empty() {
         assert!(packed.is_none(), "an empty lookup must pack as none");
         return;
     }
     let packed = packed.expect("a non-empty HTTPDNS lookup packs");
-    let mut unpacked = Vec::new();
-    let mut rest = packed.as_slice();
-    while let Some((&len, tail)) = rest.split_first() {
-        let len = usize::from(len);
-        assert!(len == 4 || len == 16, "bad address length {len}");
-        let (b, tail) = tail.split_at(len);
-        unpacked.push(if len == 4 {
-            IpAddr::V4(Ipv4Addr::new(b[0], b[1], b[2], b[3]))
-        } else {
-            IpAddr::V6(Ipv6Addr::from(<[u8; 16]>::try_from(b).expect("16 bytes")))
-        });
-        rest = tail;
-    }
+    let (head, entries) = LOOKUP_ANSWER.read(&packed).expect("a well-formed answer");
+    assert_eq!(head, [u64::from(keep)], "keep time");
+    let unpacked: Vec<IpAddr> = entries
+        .into_iter()
+        .map(|b| match b.len() {
+            4 => IpAddr::V4(Ipv4Addr::new(b[0], b[1], b[2], b[3])),
+            16 => IpAddr::V6(Ipv6Addr::from(<[u8; 16]>::try_from(b).expect("16 bytes"))),
+            len => panic!("bad address length {len}"),
+        })
+        .collect();
     assert_eq!(unpacked, addrs, "lookup packing does not round-trip");
 }

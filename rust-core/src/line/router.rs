@@ -70,6 +70,27 @@ pub struct RouteRequest<'a> {
 }
 
 impl<'a> RouteRequest<'a> {
+    /// A request steered by its private headers `private`, on the `protocol` pool, with
+    /// the lines of `exclude` already tried (under the business line's rollout mode now).
+    pub fn with_headers(
+        url: &'a str,
+        method: &'a str,
+        private: &super::headers::LineHeaders<'a>,
+        protocol: Protocol,
+        exclude: &'a [&'a str],
+    ) -> Self {
+        RouteRequest {
+            url,
+            method,
+            biz: private.biz,
+            keep_original: private.keep_original,
+            fixed_host: private.fixed_host,
+            protocol,
+            exclude,
+            mode: None,
+        }
+    }
+
     /// A plain request: no private headers, HTTP pool, nothing excluded.
     pub fn new(url: &'a str, method: &'a str) -> Self {
         RouteRequest {

@@ -226,12 +226,16 @@ class HttpDnsTest {
 
     @Test
     fun `packed JNI answers decode and malformed ones are rejected`() {
-        val packed = byteArrayOf(4, 10, 0, 0, 1) + byteArrayOf(16) + ByteArray(15) + byteArrayOf(1)
+        val keep = byteArrayOf(0, 1, 0, 2)
+        val packed = keep + byteArrayOf(4, 10, 0, 0, 1) + byteArrayOf(16) + ByteArray(15) + byteArrayOf(1)
         val list = JniResolver.unpack("h.test", packed)!!
         assertEquals(listOf("10.0.0.1", "0:0:0:0:0:0:0:1"), list.map { it.hostAddress })
         assertTrue(list.all { it.hostName == "h.test" })
-        assertNull(JniResolver.unpack("h.test", ByteArray(0)))
-        assertThrows(IllegalStateException::class.java) { JniResolver.unpack("h.test", byteArrayOf(4, 1, 2)) }
+        assertEquals(65_538L, dev.linekit.internal.LookupAnswer.keepMs(packed))
+        assertNull(JniResolver.unpack("h.test", keep))
+        assertThrows(IllegalStateException::class.java) { JniResolver.unpack("h.test", keep + byteArrayOf(4, 1, 2)) }
+        assertThrows(IllegalStateException::class.java) { JniResolver.unpack("h.test", keep + byteArrayOf(3, 1, 2, 3)) }
+        assertThrows(IllegalStateException::class.java) { JniResolver.unpack("h.test", byteArrayOf(0, 0)) }
     }
 
     @Test

@@ -1,6 +1,5 @@
 package dev.linekit
 
-import dev.linekit.internal.Router
 import okhttp3.HttpUrl.Companion.toHttpUrl
 import okhttp3.OkHttpClient
 import okhttp3.Request
@@ -143,6 +142,7 @@ class LineKitApiTest : TwoLineServers() {
             "close_cause" to WsDropCause.entries.map { it.wireName to it.code },
             "private_dns" to PrivateDnsMode.entries.map { it.wireName to it.code },
             "connect_error" to dev.linekit.internal.ConnectFailureKind.entries.map { it.wireName to it.code },
+            "http_method" to dev.linekit.internal.HttpMethods.NAMES.map { it to dev.linekit.internal.HttpMethods.codeOf(it) },
         )
         assertEquals(native.keys, kotlin.keys, "every vocabulary that crosses into Kotlin is checked")
         for ((kind, entries) in kotlin) {
@@ -157,29 +157,60 @@ class LineKitApiTest : TwoLineServers() {
     }
 
     @Test
-    fun `route answers unpack`() {
-        val sticky = RouteReason.STICKY.code
-        val request = "https://api.test/p?q=1"
-        val d = Router.unpack("$sticky\n2\n4096\nali\nspot\nX-Deployment-Version\n1\nhttp\nh\n1\n/v1\n16", request)
-        assertEquals(listOf<Any?>(RouteReason.STICKY, "ali", "spot", "http://h:1/v1/p?q=1"), listOf(d.reason, d.line, d.biz, d.url))
-        assertEquals("http://h:1/v1/p?q=1", d.target!!.applyTo(request.toHttpUrl()).toString())
-        assertEquals(2, d.maxRetries)
-        assertEquals(4096L, d.bufferBodyMaxBytes)
-        assertTrue(d.versionMismatch)
-        assertEquals("X-Deployment-Version", d.versionHeader)
-        // The answer fast.rs's packing test builds for an IPv6 line behind a prefix: the same
-        // final URL as the core's (brackets, and a `/` between the prefix and a bare query).
-        val v6 = Router.unpack("$sticky\n2\n4096\nali\nspot\nX-Deployment-Version\n1\nhttps\n::1\n8443\n/v1\n16", "https://api.test?q=1")
-        assertEquals("https://[::1]:8443/v1/?q=1", v6.url)
-        val u = Router.unpack("${RouteReason.UNMANAGED.code}\n1\n0\n\n\n\n\n\n\n\n\n", "http://x/")
-        assertEquals("http://x/", u.url)
-        assertNull(u.target)
-        assertNull(u.line)
-        assertNull(u.biz)
-        assertFalse(u.versionMismatch)
-        assertNull(u.versionHeader)
-        assertThrows(IllegalStateException::class.java) { Router.unpack("$sticky\n2\n4096\nali\nspot\nhttp://h:1/p", request) }
-        assertThrows(IllegalStateException::class.java) { Router.unpack("garbage", request) }
+    fun `every generated record matches the loaded library, field by field`() {
+        val native = dev.linekit.internal.NativeFast.records().lines().filter { it.isNotEmpty() }
+            .map { it.split('\t') }
+            .groupBy({ it[0] }, { it.drop(1).joinToString(":") })
+        val kotlin = dev.linekit.internal.JniRecords.LAYOUTS
+        assertEquals(native.keys, kotlin.keys, "every record the library declares is generated, and no other")
+        for ((name, layout) in kotlin) assertEquals(native[name], layout.toList(), "$name: fields, places and widths")
+    }
+
+    @Test
+    fun `answers stay right when the engine's code table starts a new generation`() {
+        LineKit.Builder().configJson(spotConfig(a)).build().use { kit ->
+            // More distinct fixed hosts than one generation of the engine's table holds
+            // (2,048 targets): the table starts over and Kotlin follows it.
+            for (i in 0 until 2_100) {
+                val origin = "http://h$i.test:${1_000 + i}"
+                val d = kit.route("http://api.linekit.test/p", fixedHost = origin)
+                assertEquals(RouteReason.FIXED_HOST, d.reason)
+                assertEquals("$origin/p", d.url)
+                assertEquals("$origin/", d.target!!.origin.toString())
+            }
+            val d = kit.route("http://api.linekit.test/x")
+            assertEquals(listOf<Any?>("a", "spot", "${a.origin}/x"), listOf(d.line, d.biz, d.url))
+        }
+    }
+
+    @Test
+    fun `route answers carry the core's decision and final URL`() {
+        // An IPv6 line behind a converged host's prefix, for a request URL whose rest has no
+        // path: the core writes the brackets and a `/` between the prefix and the query.
+        val config = """
+            {"version":1,"thresholds":{"max_retries":2,"buffer_body_max_bytes":4096},
+             "biz_lines":{"spot":{"match":["api.test"],"version_header":"X-Deployment-Version",
+             "http":[{"id":"ali","url":"https://[::1]:8443"}]}},
+             "merge_hosts":[{"host":"old.test","biz":"spot","path_prefix":"/v1","rate":1.0}]}
+        """.trimIndent()
+        LineKit.Builder().configJson(config).build().use { kit ->
+            val request = "https://old.test?q=1"
+            val d = kit.route(request)
+            assertEquals(listOf<Any?>(RouteReason.MERGED, "ali", "spot", "https://[::1]:8443/v1/?q=1"), listOf(d.reason, d.line, d.biz, d.url))
+            assertEquals("https://[::1]:8443/v1/?q=1", d.target!!.applyTo(request.toHttpUrl()).toString())
+            assertEquals(2, d.maxRetries)
+            assertEquals(4096L, d.bufferBodyMaxBytes)
+            assertFalse(d.versionMismatch)
+            assertEquals("X-Deployment-Version", d.versionHeader)
+            assertFalse(d.sameUrl)
+            assertEquals(0, kit.route(request, "POST").maxRetries, "the core's replay rule")
+            // A method outside the coded list travels as text, to the same rule (case-sensitive).
+            val custom = kit.route(request, "get")
+            assertEquals(listOf<Any?>("ali", 0), listOf(custom.line, custom.maxRetries))
+            val u = kit.route("http://x.test/")
+            assertEquals(listOf<Any?>(RouteReason.UNMANAGED, "http://x.test/", null, null, null), listOf(u.reason, u.url, u.target, u.line, u.biz))
+            assertNull(u.versionHeader)
+        }
     }
 
     @Test
@@ -241,21 +272,29 @@ class LineKitApiTest : TwoLineServers() {
 
     @Test
     fun `fast-path misuse raises Java exceptions instead of crashing`() {
+        val get = dev.linekit.internal.RouteQuery.pack(0, false, false)
         val e = assertThrows(IllegalArgumentException::class.java) {
-            dev.linekit.internal.NativeFast.route(0L, "http://x.test/", "GET", null, false, false, null)
+            dev.linekit.internal.NativeFast.route(0L, "http://x.test/", get, null, null, null, null)
         }
         assertTrue(e.message!!.contains("null native handle"), e.message)
+        val status200 = dev.linekit.internal.ReportHead.pack(0, 0, false, 0, true, 200)
         assertThrows(IllegalArgumentException::class.java) {
-            dev.linekit.internal.NativeFast.report(0L, null, null, false, 0, 200, 1, -1, -1, -1, -1, null)
+            dev.linekit.internal.NativeFast.report(0L, status200, 1, -1, -1, -1, -1, null)
         }
         LineKit.Builder().configJson(spotConfig(a)).build().use { kit ->
-            // An unknown outcome code is rejected by the native side, not undefined behaviour.
+            // Unknown codes are rejected by the native side, not undefined behaviour.
             val handle = kit.javaClass.getDeclaredField("handle").apply { isAccessible = true }.get(kit)
             val raw = handle!!.javaClass.getDeclaredField("handle").apply { isAccessible = true }.getLong(handle)
+            val unknownOutcome = dev.linekit.internal.ReportHead.pack(0, 0, false, 63, false, 0)
             val err = assertThrows(IllegalArgumentException::class.java) {
-                dev.linekit.internal.NativeFast.report(raw, "spot", "a", false, 99, 200, 1, -1, -1, -1, -1, null)
+                dev.linekit.internal.NativeFast.report(raw, unknownOutcome, 1, -1, -1, -1, -1, null)
             }
             assertTrue(err.message!!.contains("unknown outcome"), err.message)
+            val other = dev.linekit.internal.RouteQuery.pack(dev.linekit.internal.HttpMethods.OTHER, false, false)
+            val noMethod = assertThrows(IllegalArgumentException::class.java) {
+                dev.linekit.internal.NativeFast.route(raw, "http://x.test/", other, null, null, null, null)
+            }
+            assertTrue(noMethod.message!!.contains("method"), noMethod.message)
         }
     }
 

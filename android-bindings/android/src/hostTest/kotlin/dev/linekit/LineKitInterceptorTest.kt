@@ -11,6 +11,7 @@ import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Assertions.assertArrayEquals
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertNull
+import org.junit.jupiter.api.Assertions.assertSame
 import org.junit.jupiter.api.Assertions.assertThrows
 import org.junit.jupiter.api.Assertions.assertTrue
 import java.io.IOException
@@ -40,6 +41,28 @@ class LineKitInterceptorTest {
     fun tearDown() {
         opened.forEach { it.close() }
         listOf(a, b, direct).forEach { it.close() }
+    }
+
+    @Test
+    fun `a line that is the request's own origin sends the request with its URL object`() {
+        val config = """
+            {"version":1,"allow_cleartext":true,
+             "biz_lines":{"own":{"match":["127.0.0.1"],"http":[{"id":"a","url":"${a.origin}"}]}}}
+        """.trimIndent()
+        val kit = kit(config)
+        val base = Request.Builder().url("${a.origin}/p?q=1").build()
+        val same = kit.router.route(base.url.toString(), "GET", null, false, emptyList())!!
+        assertEquals(listOf<Any?>("a", true), listOf(same.line, same.sameUrl))
+        val tag = RouteTag(same.reason, same.biz, same.line, 0, emptyList())
+        assertSame(base.url, LineKitInterceptor.rewrite(base, same, tag).url, "no URL is rebuilt")
+        // The same line for a URL that differs from its origin (the default port written
+        // out) is rebuilt onto the origin.
+        val written = Request.Builder().url("http://127.0.0.1:${a.port}/p").build()
+        val moved = kit.router.route("http://127.0.0.1:0${a.port}/p", "GET", null, false, emptyList())!!
+        assertEquals(listOf<Any?>("a", false), listOf(moved.line, moved.sameUrl))
+        assertEquals(written.url, LineKitInterceptor.rewrite(written, moved, tag).url)
+        client(kit).newCall(base).execute().use { assertEquals(200, it.code) }
+        assertEquals("/p?q=1", a.received.last().target)
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.linekit
 
 import dev.linekit.internal.IdempotencyKeys
+import dev.linekit.internal.RouteHeaders
 import okhttp3.Headers
 
 /**
@@ -33,22 +34,24 @@ object LineHeaders {
 
     /**
      * The headers of [headers] the core reads — the private ones and the idempotency keys —
-     * in order, as `name\nvalue` pairs joined by `\n` (the form the core reads), or null
-     * when there are none (no allocation then).
+     * in order, as a [RouteHeaders] list (the form the core reads), or null when there are
+     * none (no allocation then).
      */
     internal fun routeHeadersOf(headers: Headers): String? {
         var out: StringBuilder? = null
         for (i in 0 until headers.size) {
             val name = headers.name(i)
             if (!isPrivate(name) && !isIdempotencyKey(name)) continue
-            val b = out ?: StringBuilder().also { out = it }
-            if (b.isNotEmpty()) b.append('\n')
-            b.append(name).append('\n').append(headers.value(i))
+            RouteHeaders.append(out ?: StringBuilder().also { out = it }, name, headers.value(i))
         }
         return out?.toString()
     }
 
     /** [pairs] in the same form as [routeHeadersOf]. */
-    internal fun pack(pairs: List<Pair<String, String>>): String? =
-        if (pairs.isEmpty()) null else pairs.joinToString("\n") { (n, v) -> "$n\n$v" }
+    internal fun pack(pairs: List<Pair<String, String>>): String? {
+        if (pairs.isEmpty()) return null
+        val b = StringBuilder()
+        for ((name, value) in pairs) RouteHeaders.append(b, name, value)
+        return b.toString()
+    }
 }

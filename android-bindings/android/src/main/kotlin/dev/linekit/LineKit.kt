@@ -94,7 +94,7 @@ class LineKit private constructor(
             if (keepOriginal) add(LineHeaders.KEEP_ORIGINAL_HOST to "true")
             if (fixedHost != null) add(LineHeaders.FIXED_HOST to fixedHost)
         }
-        return router.route(url, method, LineHeaders.pack(headers), webSocket, exclude)
+        return router.route(url, method, LineHeaders.pack(headers), webSocket, exclude, finalUrl = true)
             ?: throw dev.linekit.ffi.LineKitException.Closed(CLOSED)
     }
 

@@ -66,7 +66,7 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
                 chain.proceed(request)
             } catch (e: IOException) {
                 val outcome = FailureClassifier.classify(e, call.isCanceled(), listener?.connected)
-                val verdict = report(request, tag, outcome, null, listener, start, e)
+                val verdict = report(request, decision, tag, outcome, null, listener, start, e)
                 if (verdict?.lineFault == true && mayRetry(decision, attempt, call)) {
                     excluded = excluded + decision.line!!
                     attempt++
@@ -83,7 +83,7 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
                 } catch (e: IOException) {
                     response.close()
                     val outcome = FailureClassifier.classify(e, call.isCanceled(), connected = true)
-                    val verdict = report(request, tag, outcome, null, listener, start, e, timings(listener, start))
+                    val verdict = report(request, decision, tag, outcome, null, listener, start, e, timings(listener, start))
                     if (verdict?.lineFault == true && mayRetry(decision, attempt, call)) {
                         excluded = excluded + decision.line!!
                         attempt++
@@ -93,7 +93,7 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
                 }
             }
             val version = decision.versionHeader?.let { response.header(it) }
-            val verdict = report(request, tag, null, status, listener, start, null, timings, version)
+            val verdict = report(request, decision, tag, null, status, listener, start, null, timings, version)
             if (verdict?.lineFault == true && mayRetry(decision, attempt, call)) {
                 response.close()
                 excluded = excluded + decision.line!!
@@ -105,7 +105,7 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
                     val outcome = FailureClassifier.classify(e, call.isCanceled(), connected = true)
                     if (outcome != AttemptOutcome.CANCELLED) {
                         val body = AttemptTimings(null, null, null, null, System.nanoTime() - start)
-                        router.report(tag.biz, tag.line, false, outcome, null, body)
+                        router.report(decision, false, outcome, null, body)
                     }
                 }
             }
@@ -125,9 +125,10 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
         return listener?.endAttempt(end) ?: AttemptTimings(null, null, null, null, end - start)
     }
 
-    /** Reports one attempt ([outcome] for a failure, or the response [status]) and tells the observer. */
+    /** Reports one attempt of [decision] ([outcome] for a failure, or the response [status]) and tells the observer. */
     private fun report(
         request: Request,
+        decision: RouteDecision,
         tag: RouteTag,
         outcome: AttemptOutcome?,
         status: Int?,
@@ -138,7 +139,7 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
         version: String? = null,
     ): Router.Verdict? {
         val timings = measured ?: timings(listener, start)
-        val verdict = lineKit.router.report(tag.biz, tag.line, false, outcome, status, timings, version)
+        val verdict = lineKit.router.report(decision, false, outcome, status, timings, version)
         val recorded = verdict?.outcome ?: outcome
         if (recorded != null) {
             lineKit.attemptObserver?.invoke(Attempt(request, tag, recorded, status, timings, error))
@@ -180,11 +181,12 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
 
         /**
          * The request of one attempt: [base] on the decision's target (the original URL
-         * when nothing changed or OkHttp rejects a part), tagged with [tag].
+         * when nothing changed, when the target is the request's own URL — no URL is
+         * rebuilt then — or when OkHttp rejects a part), tagged with [tag].
          */
         internal fun rewrite(base: Request, decision: RouteDecision, tag: RouteTag): Request {
             val b = base.newBuilder().tag(RouteTag::class, tag)
-            decision.target?.applyTo(base.url)?.let { b.url(it) }
+            if (!decision.sameUrl) decision.target?.applyTo(base.url)?.let { b.url(it) }
             return b.build()
         }
     }

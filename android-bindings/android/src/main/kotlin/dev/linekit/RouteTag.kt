@@ -46,9 +46,19 @@ class RouteDecision internal constructor(
     internal val bufferBodyMaxBytes: Long,
     val versionMismatch: Boolean = false,
     val versionHeader: String? = null,
+    /** The final URL as the core wrote it, when the decision was asked for it ([LineKit.route]). */
+    private val finalUrl: String? = null,
+    /** Whether the core moved the request to another URL. */
+    private val rewritten: Boolean = false,
+    /** The final URL is the request URL byte for byte: the request is sent as it is. */
+    internal val sameUrl: Boolean = false,
+    /** The code table generation of [lineCode]. */
+    internal val generation: Int = 0,
+    /** The engine's code for this decision's line entry, which the attempt's report names the line by. */
+    internal val lineCode: Int = 0,
 ) {
-    /** The final URL to send (equal to the input when not rewritten). */
-    val url: String get() = target?.urlOf(requestUrl) ?: requestUrl
+    /** The final URL to send, as the core wrote it (equal to the input when not rewritten). */
+    val url: String get() = finalUrl ?: requestUrl.also { check(!rewritten) { "linekit: a decision made without its final URL" } }
 
     override fun toString(): String = "RouteDecision(reason=${reason.wireName}, biz=$biz, line=$line)"
 }

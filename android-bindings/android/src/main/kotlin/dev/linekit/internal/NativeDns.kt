@@ -12,10 +12,8 @@ internal object NativeDns {
 
     /**
      * The core's addresses for [host] on [network] (`Network.getNetworkHandle()` of a bound
-     * client; 0 = the default network): a 4-byte big-endian count of milliseconds the
-     * answer may be kept (0: ask again), then each address as a length byte (4 or 16)
-     * followed by its bytes, in connect order; `null` when the caller must use the system
-     * resolver.
+     * client; 0 = the default network) as a [LookupAnswer]; `null` when the caller must use
+     * the system resolver.
      */
     @JvmStatic
     external fun lookup(handle: Long, host: String, network: Long): ByteArray?
@@ -28,14 +26,11 @@ internal object NativeDns {
     @JvmStatic
     external fun generation(handle: Long): java.nio.ByteBuffer?
 
-    /** A connect to [ip] for [host] failed with [error] (a [ConnectFailureKind] code); whether it was quarantined. */
-    @JvmStatic
-    external fun connectFailed(handle: Long, host: String, ip: ByteArray, error: Int): Boolean
-
     /**
-     * A connect to [ip] for [host] succeeded in [connectMs] ms (feeds the address ranking;
-     * -1 when not measured): clears its quarantine.
+     * How a connect to [ip] for [host] ended: [result] is a [ConnectResult] (a failure's
+     * [ConnectFailureKind] code, or a success with its connect time, which feeds the
+     * address ranking when measured). Returns whether a failure quarantined the address.
      */
     @JvmStatic
-    external fun connectSucceeded(handle: Long, host: String, ip: ByteArray, connectMs: Long)
+    external fun connectResult(handle: Long, host: String, ip: ByteArray, result: Long): Boolean
 }

@@ -2,7 +2,8 @@ package dev.linekit.internal
 
 /**
  * The JNI path into `liblinekit.so` for the calls made on every request. Only [Router]
- * calls these, always inside [NativeHandle.use] so the handle is live.
+ * and [RouteCodes] call these, always inside [NativeHandle.use] so the handle is live.
+ * Arguments and answers are the generated records of `docs/jni-records.md`.
  *
  * The library is the file the UniFFI bindings use ([LibraryLoader]).
  */
@@ -12,39 +13,32 @@ internal object NativeFast {
     }
 
     /**
-     * Routes one request; returns
-     * `"reason\nmaxRetries\nbufferBodyMaxBytes\nline\nbiz\nversionHeader\nversionMismatch\nscheme\nhost\nport\nprefix\nrestAt"`
-     * (reason as its code, empty fields for none, `versionMismatch` `1` or empty; the last
-     * five are the [RouteTarget] parts, all empty when the URL stays as it is; `maxRetries`
-     * is 0 when the core's replay rule forbids sending the request again).
-     * [routeHeaders] holds the request's `X-Line-*` and idempotency-key headers as
-     * `name\nvalue` pairs joined by `\n`, [exclude] line ids joined by `\n`; either may be
-     * null. [oneShotBody]: the request body cannot be written twice.
+     * Routes one request; returns a [RouteAnswer]. [query] is a [RouteQuery]; [method] is
+     * read only when the query's method code is [HttpMethods.OTHER]; [headers] is a
+     * [RouteHeaders] list and [exclude] an [ExcludedLines] list, either null for none.
+     * When [finalUrl] is not null and the request is rewritten, its first element receives
+     * the final URL the core writes.
      */
     @JvmStatic
     external fun route(
         handle: Long,
         url: String,
-        method: String,
-        routeHeaders: String?,
-        ws: Boolean,
-        oneShotBody: Boolean,
+        query: Int,
+        method: String?,
+        headers: String?,
         exclude: String?,
-    ): String
+        finalUrl: Array<String?>?,
+    ): Long
 
     /**
-     * Reports one attempt; negative numbers mean "none", [outcome] is an outcome code or -1
-     * for "a response with [status]", [version] the response's `version_header` value (null
-     * when absent). Returns the recorded outcome's code, plus 0x100 when it is a line fault.
+     * Reports one attempt; returns a [ReportAnswer]. [head] is a [ReportHead]; negative
+     * times mean "not measured"; [version] is the response's `version_header` value (null
+     * when absent).
      */
     @JvmStatic
     external fun report(
         handle: Long,
-        biz: String?,
-        line: String?,
-        ws: Boolean,
-        outcome: Int,
-        status: Int,
+        head: Long,
         costMs: Long,
         dnsMs: Long,
         connectMs: Long,
@@ -53,7 +47,19 @@ internal object NativeFast {
         version: String?,
     ): Int
 
-    /** Every wire enum of the library: `kind\tRustName\twire_name` lines in code order. */
+    /**
+     * The strings of answer codes: a [CodesHead], then [LineEntry] and [TargetEntry] groups.
+     * Generation [generation]'s entries from [lineFrom] and [targetFrom] on while the engine
+     * holds it, else every entry of the current generation (the head says which).
+     */
+    @JvmStatic
+    external fun codes(handle: Long, generation: Int, lineFrom: Int, targetFrom: Int): Array<String?>
+
+    /** Every record layout of the library: `record\tfield\tat\twidth` lines ([JniRecords]). */
+    @JvmStatic
+    external fun records(): String
+
+    /** Every wire enum of the library, then the [HttpMethods]: `kind\tRustName\twire_name` lines in code order. */
     @JvmStatic
     external fun vocabulary(): String
 

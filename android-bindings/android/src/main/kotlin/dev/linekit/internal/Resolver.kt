@@ -48,40 +48,37 @@ internal class JniResolver(private val handle: NativeHandle) : Resolver {
         val generation = memo?.generation() ?: 0
         nativeLookups.incrementAndGet()
         val packed = handle.use { NativeDns.lookup(it, host, network) } ?: return null
-        check(packed.size >= KEEP_BYTES) { "linekit: malformed lookup answer" }
-        val keepMs = (
-            (packed[0].toLong() and 0xffL shl 24) or (packed[1].toLong() and 0xffL shl 16) or
-                (packed[2].toLong() and 0xffL shl 8) or (packed[3].toLong() and 0xffL)
-            )
-        val addrs = unpack(host, packed, KEEP_BYTES) ?: return null
-        memo?.put(host, network, addrs, generation, keepMs)
+        val addrs = unpack(host, packed) ?: return null
+        memo?.put(host, network, addrs, generation, LookupAnswer.keepMs(packed))
         return addrs
     }
 
-    override fun connectFailed(host: String, ip: InetAddress, kind: ConnectFailureKind): Boolean =
-        handle.use { NativeDns.connectFailed(it, host, ip.address, kind.code) } ?: false
+    override fun connectFailed(host: String, ip: InetAddress, kind: ConnectFailureKind): Boolean {
+        val result = ConnectResult.pack(true, kind.code, false, 0L)
+        return handle.use { NativeDns.connectResult(it, host, ip.address, result) } ?: false
+    }
 
     override fun connectSucceeded(host: String, ip: InetAddress, connectMs: Long) {
-        handle.use { NativeDns.connectSucceeded(it, host, ip.address, connectMs) }
+        val result = ConnectResult.pack(false, 0, connectMs >= 0, connectMs.coerceIn(0L, MAX_CONNECT_MS))
+        handle.use { NativeDns.connectResult(it, host, ip.address, result) }
     }
 
     companion object {
-        /** The keep-time prefix of a lookup answer. */
-        private const val KEEP_BYTES = 4
+        /** The largest connect time a [ConnectResult] carries (longer ones are saturated). */
+        private const val MAX_CONNECT_MS = 0xffffffffL
 
         /**
-         * Decodes length-prefixed addresses from [from] on; every entry keeps [host] as its
-         * name. The list is read-only (it may be handed out again from the memo).
+         * The addresses of the [LookupAnswer] [packed]; every entry keeps [host] as its
+         * name. The list is read-only (it may be handed out again from the memo); null for
+         * none.
          */
-        fun unpack(host: String, packed: ByteArray, from: Int = 0): List<InetAddress>? {
+        fun unpack(host: String, packed: ByteArray): List<InetAddress>? {
             val out = ArrayList<InetAddress>(packed.size / 5)
-            var i = from
-            while (i < packed.size) {
-                val len = packed[i].toInt()
-                check((len == 4 || len == 16) && i + 1 + len <= packed.size) { "linekit: malformed lookup answer" }
-                out.add(InetAddress.getByAddress(host, packed.copyOfRange(i + 1, i + 1 + len)))
-                i += 1 + len
+            val whole = LookupAnswer.forEachEntry(packed) { at, length ->
+                check(length == 4 || length == 16) { "linekit: malformed lookup answer" }
+                out.add(InetAddress.getByAddress(host, packed.copyOfRange(at, at + length)))
             }
+            check(whole) { "linekit: malformed lookup answer" }
             return if (out.isEmpty()) null else Collections.unmodifiableList(out)
         }
     }

@@ -8,18 +8,21 @@ import dev.linekit.RouteReason
 /**
  * The per-request calls into the engine, over the JNI path (the only one for them). Both
  * answer `null` once the engine is closed, so a closed engine degrades to pass-through.
+ * Arguments and answers are the generated records of `docs/jni-records.md`; the strings
+ * of an answer come from [codes].
  */
 internal class Router(private val handle: NativeHandle) {
-    /** Parsed line origins by their `scheme\nhost\nport` answer slice (see [RouteTarget.origin]). */
-    private val origins = OriginCache()
+    /** The strings behind this engine's answer codes. */
+    private val codes = RouteCodes(handle)
 
     /**
      * Routes one request, or returns null when the engine is closed. [routeHeaders] is
-     * the request's `X-Line-*` and idempotency-key headers as `name\nvalue` pairs joined by
-     * `\n` (null for none): the core reads them with its one header rule. [oneShotBody]
-     * says the request body cannot be written twice; with the method and the key headers it
-     * lets the core decide whether the call may be replayed (the answer's retries are 0
-     * when not).
+     * the request's `X-Line-*` and idempotency-key headers as a [RouteHeaders] list (null
+     * for none): the core reads them with its one header rule. [oneShotBody] says the
+     * request body cannot be written twice; with the method and the key headers it lets
+     * the core decide whether the call may be replayed (the answer's retries are 0 when
+     * not). [finalUrl]: also ask the core for the final URL ([RouteDecision.url]), which
+     * only [dev.linekit.LineKit.route] needs.
      */
     fun route(
         url: String,
@@ -28,30 +31,74 @@ internal class Router(private val handle: NativeHandle) {
         ws: Boolean,
         exclude: List<String>,
         oneShotBody: Boolean = false,
+        finalUrl: Boolean = false,
     ): RouteDecision? {
-        val joined = if (exclude.isEmpty()) null else exclude.joinToString("\n")
-        val packed = handle.use { NativeFast.route(it, url, method, routeHeaders, ws, oneShotBody, joined) }
-            ?: return null
-        return unpack(packed, url, origins)
+        val code = HttpMethods.codeOf(method)
+        val query = RouteQuery.pack(code, ws, oneShotBody)
+        val text = if (code == HttpMethods.OTHER) method else null
+        val joined = if (exclude.isEmpty()) null else joined(exclude)
+        val written = if (finalUrl) arrayOfNulls<String>(1) else null
+        var answer = 0L
+        // Codes whose generation the engine dropped in between (it only keeps the last
+        // two) are not resolved: route once more, then keep the URL.
+        repeat(ATTEMPTS) {
+            answer = handle.use { NativeFast.route(it, url, query, text, routeHeaders, joined, written) } ?: return null
+            decode(answer, url, written?.get(0))?.let { return it }
+        }
+        return fallback(answer, url)
     }
 
+    /** The decision [answer] stands for, or null when its codes are no longer held. */
+    private fun decode(answer: Long, url: String, finalUrl: String?): RouteDecision? {
+        val reason = reasonOf(answer)
+        val generation = RouteAnswer.generation(answer)
+        val lineCode = RouteAnswer.line(answer)
+        val targetCode = RouteAnswer.target(answer)
+        val table = if (lineCode == 0 && targetCode == 0) null else codes.table(generation, lineCode, targetCode) ?: return null
+        val line = if (lineCode == 0) null else table!!.lines[lineCode - 1]
+        val target = if (targetCode == 0) null else table!!.targets[targetCode - 1]
+        val sameUrl = RouteAnswer.sameUrl(answer)
+        return RouteDecision(
+            reason, line?.line, line?.biz, url, target,
+            maxRetries = RouteAnswer.maxRetries(answer),
+            bufferBodyMaxBytes = line?.bufferBodyMaxBytes ?: 0L,
+            versionMismatch = RouteAnswer.versionMismatch(answer),
+            versionHeader = line?.versionHeader,
+            finalUrl = finalUrl,
+            rewritten = targetCode != 0 && !sameUrl,
+            sameUrl = sameUrl,
+            generation = generation,
+            lineCode = lineCode,
+        )
+    }
+
+    /** [answer] without its codes: the reason, on the request's own URL. */
+    private fun fallback(answer: Long, url: String): RouteDecision =
+        RouteDecision(reasonOf(answer), null, null, url, null, maxRetries = 0, bufferBodyMaxBytes = 0L)
+
+    private fun reasonOf(answer: Long): RouteReason =
+        RouteReason.fromCode(RouteAnswer.reason(answer)) ?: error("linekit: unknown reason code in a route answer")
+
     /**
-     * Reports one attempt: [outcome] for a failure, or null when a response with [status]
-     * arrived (the core maps the status); [version] is the response's `version_header`
-     * value. Returns the core's verdict, or null when closed.
+     * Reports one attempt of [decision]: [outcome] for a failure, or null when a response
+     * with [status] arrived (the core maps the status); [version] is the response's
+     * `version_header` value. Returns the core's verdict, or null when closed.
      */
     fun report(
-        biz: String?,
-        line: String?,
+        decision: RouteDecision,
         ws: Boolean,
         outcome: AttemptOutcome?,
         status: Int?,
         timings: AttemptTimings,
         version: String? = null,
     ): Verdict? {
-        val packed = handle.use {
+        val head = ReportHead.pack(
+            decision.generation, decision.lineCode, ws, outcome?.let { it.code + 1 } ?: 0,
+            status != null, status ?: 0,
+        )
+        val answer = handle.use {
             NativeFast.report(
-                it, biz, line, ws, outcome?.code ?: -1, status ?: -1,
+                it, head,
                 AttemptTimings.msOrNone(timings.totalNanos),
                 AttemptTimings.msOrNone(timings.dnsNanos),
                 AttemptTimings.msOrNone(timings.connectNanos),
@@ -60,98 +107,21 @@ internal class Router(private val handle: NativeHandle) {
                 version,
             )
         } ?: return null
-        val recorded = AttemptOutcome.fromCode(packed and 0xff) ?: return null
-        return Verdict(recorded, packed and 0x100 != 0)
+        val recorded = AttemptOutcome.fromCode(ReportAnswer.outcome(answer)) ?: return null
+        return Verdict(recorded, ReportAnswer.lineFault(answer))
     }
 
     /** The core's reading of one attempt: what it recorded and whether that is a line fault. */
     class Verdict(val outcome: AttemptOutcome, val lineFault: Boolean)
 
-    /**
-     * The origins of the lines routes went to, parsed once each. Lines come from the config
-     * (and `X-Line-Fixed-Host` values), so there are few; past [MAX] distinct ones the cache
-     * starts over rather than grow.
-     */
-    internal class OriginCache {
-        private val byKey = java.util.concurrent.ConcurrentHashMap<String, okhttp3.HttpUrl>()
+    private companion object {
+        /** Route calls per decision when codes go stale in between (see [route]). */
+        const val ATTEMPTS = 2
 
-        /** The origin for [key], made by [make] on a miss (null: not cached, none). */
-        fun get(key: String, make: () -> okhttp3.HttpUrl?): okhttp3.HttpUrl? {
-            byKey[key]?.let { return it }
-            val origin = make() ?: return null
-            if (byKey.size >= MAX) byKey.clear()
-            byKey[key] = origin
-            return origin
-        }
-
-        private companion object {
-            const val MAX = 256
-        }
-    }
-
-    companion object {
-        /** Fields in a route answer. */
-        private const val FIELDS = 12
-
-        /**
-         * Parses the answer for the request URL [url]:
-         * `"reason\nmaxRetries\nbufferBodyMaxBytes\nline\nbiz\nversionHeader\nversionMismatch\nscheme\nhost\nport\nprefix\nrestAt"`.
-         */
-        fun unpack(packed: String, url: String, origins: OriginCache = OriginCache()): RouteDecision {
-            // ends[i] is the index of the newline after field i (the length for the last).
-            val ends = IntArray(FIELDS)
-            var at = -1
-            for (i in 0 until FIELDS - 1) {
-                at = packed.indexOf('\n', at + 1)
-                check(at >= 0) { "linekit: malformed route answer" }
-                ends[i] = at
-            }
-            ends[FIELDS - 1] = packed.length
-            check(packed.indexOf('\n', at + 1) < 0) { "linekit: malformed route answer" }
-            fun start(i: Int) = if (i == 0) 0 else ends[i - 1] + 1
-            fun field(i: Int): String? = if (ends[i] == start(i)) null else packed.substring(start(i), ends[i])
-            val reason = RouteReason.fromCode(decimal(packed, 0, ends[0]).toInt())
-                ?: error("linekit: unknown reason code in a route answer")
-            val target = if (ends[7] == start(7)) null else {
-                check(ends[8] > start(8)) { "linekit: malformed route answer" }
-                val port = if (ends[9] == start(9)) -1 else decimal(packed, start(9), ends[9]).toInt()
-                val origin = origins.get(packed.substring(start(7), ends[9])) {
-                    RouteTarget.originOf(packed.substring(start(7), ends[7]), packed.substring(start(8), ends[8]), port)
-                }
-                // A part OkHttp rejects leaves the URL as it is (the request path's fallback).
-                origin?.let {
-                    RouteTarget(it, schemeOf(packed, start(7), ends[7]), port, field(10) ?: "", decimal(packed, start(11), ends[11]).toInt())
-                }
-            }
-            return RouteDecision(
-                reason, field(3), field(4), url, target,
-                maxRetries = decimal(packed, start(1), ends[1]).toInt(),
-                bufferBodyMaxBytes = decimal(packed, start(2), ends[2]),
-                versionMismatch = ends[6] == start(6) + 1 && packed[start(6)] == '1',
-                versionHeader = field(5),
-            )
-        }
-
-        /** The scheme in `s[from, to)` as one of the shared literals (no substring for the usual ones). */
-        private fun schemeOf(s: String, from: Int, to: Int): String {
-            for (known in SCHEMES) {
-                if (to - from == known.length && s.regionMatches(from, known, 0, known.length)) return known
-            }
-            return s.substring(from, to)
-        }
-
-        private val SCHEMES = arrayOf("https", "http", "wss", "ws")
-
-        /** The decimal number in `s[from, to)`, read in place (no substring). */
-        private fun decimal(s: String, from: Int, to: Int): Long {
-            check(to > from) { "linekit: malformed route answer" }
-            var n = 0L
-            for (i in from until to) {
-                val digit = s[i] - '0'
-                check(digit in 0..9) { "linekit: malformed route answer" }
-                n = n * 10 + digit
-            }
-            return n
+        fun joined(lines: List<String>): String {
+            val b = StringBuilder()
+            for (line in lines) ExcludedLines.append(b, line)
+            return b.toString()
         }
     }
 }

@@ -74,8 +74,8 @@ public class HotPathBench {
   }
 
   static RouteDecision routeAndReport(Router router) {
-    RouteDecision d = router.route(URL, "GET", null, false, Collections.emptyList(), false);
-    router.report(d.getBiz(), d.getLine(), false, null, 200, TIMINGS, null);
+    RouteDecision d = router.route(URL, "GET", null, false, Collections.emptyList(), false, false);
+    router.report(d, false, null, 200, TIMINGS, null);
     return d;
   }
 
