@@ -194,6 +194,8 @@ pub fn route_answer(
         max_retries = 0;
     }
     let d = handle.route(&req);
+    // Observed and switched-off business lines are sent once, to their original URL.
+    let max_retries = d.max_retries(max_retries);
     let answer = answer_of(&handle.codes, &d, url, max_retries, buffer_body_max_bytes);
     Ok((answer, d))
 }
@@ -721,6 +723,31 @@ mod tests {
             .codes
             .with_line(answer.generation as u8, answer.line as u16, |e| e.cloned());
         (answer, entry)
+    }
+
+    #[test]
+    fn an_observed_or_switched_off_business_line_gets_no_retries_on_the_jni_path() {
+        for (mode, reason) in [("observe", Reason::Observe), ("off", Reason::RolloutOff)] {
+            let config = CONFIG.replacen(
+                r#""biz_lines":{"spot":{"#,
+                &format!(r#""biz_lines":{{"spot":{{"rollout":{{"mode":"{mode}"}},"#),
+                1,
+            );
+            let engine = linekit_core::engine::LineKitBuilder::new()
+                .config_json(&config)
+                .build()
+                .expect("valid config");
+            let h = Handle::new(Arc::new(engine));
+            let (answer, _) = route(&h, "http://api.linekit.test/a", "GET", None, false);
+            assert_eq!(
+                Reason::from_code(answer.reason as i32),
+                Some(reason),
+                "{mode}"
+            );
+            assert_eq!(answer.max_retries, 0, "{mode}");
+            let (on, _) = route(&h, "http://cdn.linekit.test/a", "GET", None, false);
+            assert_eq!(on.max_retries, 2, "the other business lines keep theirs");
+        }
     }
 
     #[test]
