@@ -526,7 +526,7 @@ impl Inner {
                     }
                 };
                 match offered {
-                    Offer::Applied => {
+                    Offer::Applied | Offer::Unchanged => {
                         if let Some(e) = &etag {
                             self.remote
                                 .state
@@ -534,17 +534,12 @@ impl Inner {
                                 .etags
                                 .insert(url.clone(), e.clone());
                         }
-                        ("applied".to_string(), true)
-                    }
-                    Offer::Unchanged => {
-                        if let Some(e) = &etag {
-                            self.remote
-                                .state
-                                .lock()
-                                .etags
-                                .insert(url.clone(), e.clone());
-                        }
-                        ("unchanged".to_string(), true)
+                        let status = if matches!(offered, Offer::Applied) {
+                            "applied"
+                        } else {
+                            "unchanged"
+                        };
+                        (status.to_string(), true)
                     }
                     Offer::Rejected(r) => (r.reason.as_str().to_string(), false),
                 }
