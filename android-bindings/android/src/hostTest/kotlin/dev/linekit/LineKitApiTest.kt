@@ -205,7 +205,7 @@ class LineKitApiTest : TwoLineServers() {
                 // Header values are read by the core's rule: the first X-Line-Biz wins.
                 assertEquals("spot", kit.route("http://other.test/", biz = "spot").biz)
                 kit.close()
-                assertThrows(dev.linekit.ffi.LineKitException.Closed::class.java) { kit.route("http://api.linekit.test/") }
+                assertThrows(LineKitException.Closed::class.java) { kit.route("http://api.linekit.test/") }
             }
         }
     }
@@ -224,7 +224,7 @@ class LineKitApiTest : TwoLineServers() {
                             try {
                                 kit.route("http://api.linekit.test/x")
                                 routed.incrementAndGet()
-                            } catch (_: dev.linekit.ffi.LineKitException.Closed) {
+                            } catch (_: LineKitException.Closed) {
                                 break
                             }
                         }
