@@ -17,6 +17,10 @@ import dev.linekit.LineKitOkHttp;
 import dev.linekit.PrivateDnsMode;
 import dev.linekit.RouteTag;
 import dev.linekit.TraceFileSink;
+import dev.linekit.ffi.HttpTransport;
+import dev.linekit.ffi.TransportCompletion;
+import dev.linekit.ffi.TransportOutcome;
+import dev.linekit.ffi.TransportRequest;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -24,6 +28,7 @@ import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import mockwebserver3.Dispatcher;
@@ -83,7 +88,7 @@ class JavaIntegrationTest {
 
   private String config(int version) {
     return "{\"version\":" + version + ",\"allow_cleartext\":true,"
-        + "\"trace\":{\"sample_rate\":1.0},"
+        + "\"trace\":{\"sample_rate\":1.0},\"thresholds\":{\"detect_jitter_ms\":0},"
         + "\"biz_lines\":{\"spot\":{\"match\":[\"api.linekit.test\"],\"http\":["
         + "{\"id\":\"failing\",\"url\":\"http://127.0.0.1:" + failing.getPort() + "\"},"
         + "{\"id\":\"healthy\",\"url\":\"http://127.0.0.1:" + healthy.getPort() + "\"}]}}}";
@@ -134,7 +139,7 @@ class JavaIntegrationTest {
         kit.diagnose("no-such-business-line");
         fail("an unknown business line is an error");
       } catch (LineKitException.InvalidArgument expected) {
-        assertTrue(expected.getMessage().contains("no-such-business-line"), expected.getMessage());
+        assertTrue(expected.getMessage().contains("unknown business line"), expected.getMessage());
       }
     } finally {
       kit.close();
@@ -155,6 +160,42 @@ class JavaIntegrationTest {
       DiagnosisReport report = done.get(15, TimeUnit.SECONDS);
       assertTrue(report.getJson().contains("\"lines\""), report.getJson());
       assertTrue(report.getText().contains("failing"), report.getText());
+    }
+  }
+
+  /**
+   * A transport written in Java: answers every request 204 at once and counts the requests
+   * it started. Its numbers are plain {@code long}s and {@code int}s.
+   */
+  static final class JavaTransport implements HttpTransport {
+    final List<Long> started = new CopyOnWriteArrayList<>();
+    final List<Long> cancelled = new CopyOnWriteArrayList<>();
+    final CountDownLatch probes = new CountDownLatch(2);
+
+    @Override
+    public void start(TransportRequest request, TransportCompletion completion) {
+      started.add(request.getId());
+      assertTrue(request.getTimeoutMs() > 0L);
+      try (TransportCompletion done = completion) {
+        done.complete(new TransportOutcome.Response(204, new byte[0], List.of()));
+      }
+      probes.countDown();
+    }
+
+    @Override
+    public void cancel(long id) {
+      cancelled.add(id);
+    }
+  }
+
+  @Test
+  void aJavaTransportCarriesTheEnginesProbes() throws Exception {
+    JavaTransport transport = new JavaTransport();
+    try (LineKit kit = new LineKit.Builder().configJson(config(1)).transport(transport).build()) {
+      // False while the engine's own first probe round still runs: either round probes both lines.
+      kit.detect("spot");
+      assertTrue(transport.probes.await(10, TimeUnit.SECONDS), transport.started.toString());
+      assertTrue(transport.started.stream().distinct().count() >= 2, transport.started.toString());
     }
   }
 
