@@ -41,6 +41,7 @@ use std::sync::Arc;
 
 /// One HTTPDNS record of the current network, for state dumps (no payloads).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DnsRecordState {
     /// Host name (normalized).
     pub host: String,

@@ -9,11 +9,15 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.linekit.Attempt;
 import dev.linekit.AttemptOutcome;
+import dev.linekit.BreakerState;
+import dev.linekit.ConfigSource;
 import dev.linekit.DiagnosisReport;
 import dev.linekit.LineKit;
 import dev.linekit.LineKitConfigException;
 import dev.linekit.LineKitException;
 import dev.linekit.LineKitOkHttp;
+import dev.linekit.LineKitState;
+import dev.linekit.LineState;
 import dev.linekit.PrivateDnsMode;
 import dev.linekit.RouteTag;
 import dev.linekit.TraceFileSink;
@@ -115,6 +119,15 @@ class JavaIntegrationTest {
         assertEquals("healthy", tag.getLine());
         assertEquals(1, tag.getAttempt());
       }
+      LineKitState state = kit.state();
+      assertEquals(ConfigSource.REMOTE, state.getSource());
+      List<LineState> lines = state.lines("spot");
+      assertEquals(lines, state.getPools().get("spot/http").getLines());
+      LineState failed = lines.stream().filter(l -> l.getId().equals("failing")).findFirst().orElseThrow();
+      assertEquals(1L, failed.getFailures());
+      assertEquals(AttemptOutcome.HTTP_5XX, failed.getLastError());
+      assertEquals(BreakerState.CLOSED, failed.getBreaker());
+      assertTrue(kit.stateJson().contains("\"last_error\":\"http_5xx\""), kit.stateJson());
       assertEquals(2, attempts.size(), attempts.toString());
       assertEquals(AttemptOutcome.HTTP_5XX, attempts.get(0).getOutcome());
       assertEquals(Integer.valueOf(503), attempts.get(0).getStatus());

@@ -187,16 +187,24 @@ class LineKit private constructor(
     }
 
     /**
-     * The engine's state as JSON: version, downgrade, config source, ranked pools, network,
-     * and `httpdns` (the current network's records with their addresses, provider, TTL and
-     * time to refresh/expiry; provider back-off), and `config`: the `source` in use, the
-     * sources `skipped` with why, `version`, `expires_at`, `status` (`config_expired` once
-     * it passed) and each config URL's last fetch outcome.
+     * A snapshot of the engine's state ([LineKitState]): config version and source,
+     * downgrade, the network, every pool's ranked lines (breaker, window counts, latency,
+     * last error), HTTPDNS (the current network's records with their addresses, provider,
+     * TTL and time to refresh/expiry; provider back-off) and the config in force (the
+     * sources skipped with why, expiry and each config URL's last fetch outcome).
      *
      * @throws LineKitException.Closed after [close].
      */
     @Throws(LineKitException::class)
-    fun state(): String = live { native.state() }
+    fun state(): LineKitState = live { LineKitState.of(native.state()) }
+
+    /**
+     * [state] as one JSON document (snake_case keys), e.g. for a support ticket or a log.
+     *
+     * @throws LineKitException.Closed after [close].
+     */
+    @Throws(LineKitException::class)
+    fun stateJson(): String = live { native.stateJson() }
 
     /**
      * Probes every line of business line [biz] now (HEAD `detect_path` on each line's

@@ -198,7 +198,7 @@ public final class OutageScenarios {
       pr.put("b", b.probeCount() - before[1]);
       pr.put("c", c.probeCount() - before[2]);
       probesByPhase.add(pr);
-      System.err.println("end of " + ph.name + ": " + kit.state());
+      System.err.println("end of " + ph.name + ": " + kit.stateJson());
     }
     for (Thread th : users) th.join();
 
