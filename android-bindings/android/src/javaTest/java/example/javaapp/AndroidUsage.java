@@ -24,9 +24,13 @@ final class AndroidUsage {
   private AndroidUsage() {}
 
   /** What {@code Application.onCreate} does. */
-  static LineKit start(Context context, byte[] key) throws IOException, LineKitException {
+  static LineKit start(Context context, byte[] key) throws LineKitException {
     LineKit.Builder builder = new LineKit.Builder();
-    LineKitAndroidConfig.sealedConfigAsset(builder, context, "linekit/config.sealed", key);
+    try {
+      LineKitAndroidConfig.sealedConfigAsset(builder, context, "linekit/config.sealed", key);
+    } catch (IOException e) {
+      Log.w("app", "no sealed config asset: " + e);
+    }
     LineKitAndroidConfig.defaultStorage(builder, context);
     LineKit kit = builder.build();
     LineKitAndroid.attach(context, kit);
