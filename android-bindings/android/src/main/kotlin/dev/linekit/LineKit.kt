@@ -20,7 +20,7 @@ typealias LineKitTransport = dev.linekit.ffi.HttpTransport
 /**
  * One Linekit engine: owns the line pools of every business line and answers, for each
  * request, which CDN line to use. Plug it into OkHttp with
- * `OkHttpClient.Builder().lineKit(lineKit)`.
+ * `OkHttpClient.Builder().lineKit(lineKit)` (Java: `LineKitOkHttp.install(builder, lineKit)`).
  *
  * Control-plane calls ([updateConfig], [onNetworkChanged], [state]) go through the
  * generated UniFFI bindings; the per-request and per-connection calls
