@@ -93,7 +93,7 @@ impl HttpTransport for HangingTransport {
         self.started.fetch_add(1, Ordering::SeqCst);
     }
 
-    fn cancel(&self, _id: u64) {
+    fn cancel(&self, _id: i64) {
         panic!("Callback interface failure: java.lang.RuntimeException from HttpTransport.cancel");
     }
 }

@@ -11,7 +11,7 @@ use crate::records::{ConfigUpdate, NetworkInfo};
 use crate::sink::{ForeignSink, TraceSink};
 use crate::transport::{ForeignTransport, HttpTransport};
 use arc_swap::ArcSwapOption;
-use linekit_core::engine::{LineKit, LineKitBuilder};
+use linekit_core::engine::{EngineState, LineKit, LineKitBuilder};
 use std::sync::Arc;
 
 /// One Linekit engine, as seen from Kotlin (`dev.linekit.ffi.NativeLineKit`).
@@ -96,8 +96,13 @@ impl NativeLineKit {
         Ok(())
     }
 
-    /// The engine's state as JSON (`version`, `downgrade`, `source`, `network`, `pools`).
-    pub fn state(&self) -> Result<String, LineKitError> {
+    /// The engine's state: the core's [`EngineState`], typed.
+    pub fn state(&self) -> Result<EngineState, LineKitError> {
+        Ok(self.engine()?.state())
+    }
+
+    /// The engine's state as JSON: the same value's JSON form.
+    pub fn state_json(&self) -> Result<String, LineKitError> {
         Ok(self.engine()?.state_json())
     }
 
@@ -147,7 +152,7 @@ mod tests {
         // The core's source chain skips a bad level down to the hard-coded line.
         let kit = NativeLineKit::from_json("{not json".into()).expect("falls back");
         let state: serde_json::Value =
-            serde_json::from_str(&kit.state().expect("open")).expect("json");
+            serde_json::from_str(&kit.state_json().expect("open")).expect("json");
         assert_ne!(state["source"], "remote", "{state}");
         assert!(matches!(
             NativeLineKit::new(None, Some("abc".into()), None, None, None, None),
@@ -179,7 +184,7 @@ mod tests {
         })
         .expect("open");
         let state: serde_json::Value =
-            serde_json::from_str(&kit.state().expect("open")).expect("json");
+            serde_json::from_str(&kit.state_json().expect("open")).expect("json");
         assert_eq!(state["downgrade"], true);
         assert_eq!(state["network"]["handle"], 42);
         assert_eq!(state["network"]["validated"], true);
@@ -192,6 +197,7 @@ mod tests {
         kit.shutdown();
         assert!(kit.is_shut_down());
         assert!(matches!(kit.state(), Err(LineKitError::Closed(_))));
+        assert!(matches!(kit.state_json(), Err(LineKitError::Closed(_))));
         assert!(matches!(kit.native_handle(), Err(LineKitError::Closed(_))));
         // The handle still owns a reference until released.
         // SAFETY: `handle` came from `native_handle` and is released exactly once here.

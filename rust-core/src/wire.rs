@@ -187,9 +187,10 @@ macro_rules! wire_enum {
 
 /// The tables of every wire enum that crosses into Kotlin, keyed by [`WireEnum::KIND`].
 pub fn kotlin_vocabularies() -> Vec<(&'static str, Table)> {
+    use crate::config::source::ConfigSource;
     use crate::dns::ConnectError;
-    use crate::line::{CloseCause, Outcome};
-    use crate::net::PrivateDnsMode;
+    use crate::line::{BreakerState, CloseCause, Outcome};
+    use crate::net::{HttpDnsBypass, PrivateDnsMode};
     use crate::trace::Reason;
     vec![
         (Outcome::KIND, Outcome::table()),
@@ -197,6 +198,9 @@ pub fn kotlin_vocabularies() -> Vec<(&'static str, Table)> {
         (Reason::KIND, Reason::table()),
         (CloseCause::KIND, CloseCause::table()),
         (PrivateDnsMode::KIND, PrivateDnsMode::table()),
+        (BreakerState::KIND, BreakerState::table()),
+        (ConfigSource::KIND, ConfigSource::table()),
+        (HttpDnsBypass::KIND, HttpDnsBypass::table()),
     ]
 }
 

@@ -434,7 +434,7 @@ fn an_expired_persisted_config_is_skipped_at_load() {
             .unwrap()
     };
     let kit = build(NOW_S);
-    assert_eq!(kit.config_status()["source"], "sealed");
+    assert_eq!(kit.config_status().source, "sealed");
     let short = envelope(&trusted_config(5, &t1, NOW_S + 60, URLS), &[("k1", &k1)]);
     assert!(kit.update_config(&short).applied);
     kit.close();
@@ -442,16 +442,16 @@ fn an_expired_persisted_config_is_skipped_at_load() {
     // Restart before expiry: the persisted config wins.
     let kit = build(NOW_S + 30);
     assert_eq!(kit.config().version, 5);
-    assert_eq!(kit.config_status()["source"], "last_good");
+    assert_eq!(kit.config_status().source, "last_good");
     kit.close();
     drop(kit);
     // Restart after expiry: skipped with `expired`, the chain goes on to the sealed one.
     let kit = build(NOW_S + 61);
     assert_eq!(kit.config().version, 1);
     let status = kit.config_status();
-    assert_eq!(status["source"], "sealed");
-    assert_eq!(status["skipped"][0]["source"], "last_good");
-    let reason = status["skipped"][0]["reason"].as_str().unwrap();
+    assert_eq!(status.source, "sealed");
+    assert_eq!(status.skipped[0].source, "last_good");
+    let reason = &status.skipped[0].reason;
     assert!(reason.starts_with("expired: "), "{reason}");
     // The file itself is kept (a newer fetch replaces it).
     assert!(LastGoodStore::new(&dir).load().unwrap().is_some());

@@ -23,28 +23,18 @@ use crate::error::{Error, Result};
 use crate::store::{atomic_write, decode_checked, encode_checked, read_limited};
 use std::path::{Path, PathBuf};
 
-/// One level of the source chain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ConfigSource {
-    /// A config fetched from the config server.
-    Remote,
-    /// The last remote config that was applied, persisted on disk.
-    LastGood,
-    /// The sealed default config shipped in the app.
-    Sealed,
-    /// The config built in code by the app (always valid).
-    HardCoded,
-}
-
-impl ConfigSource {
-    /// Stable lower-case name for logs and traces.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ConfigSource::Remote => "remote",
-            ConfigSource::LastGood => "last_good",
-            ConfigSource::Sealed => "sealed",
-            ConfigSource::HardCoded => "hard_coded",
-        }
+crate::wire_enum! {
+    /// One level of the source chain (its wire name is the one logs, traces and the
+    /// engine's state use).
+    pub enum ConfigSource: "config_source" {
+        /// A config fetched from the config server.
+        Remote = "remote",
+        /// The last remote config that was applied, persisted on disk.
+        LastGood = "last_good",
+        /// The sealed default config shipped in the app.
+        Sealed = "sealed",
+        /// The config built in code by the app (always valid).
+        HardCoded = "hard_coded",
     }
 }
 

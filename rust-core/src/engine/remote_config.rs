@@ -31,6 +31,7 @@
 use super::lock_order::{Guard, Rank, Ranked};
 use super::requests::Pending;
 use super::routing::State;
+use super::state::{ConfigFetch, ConfigState, SkippedSource};
 use super::{ConfigUpdate, Inner, Publication};
 use crate::config::accept::check_remote;
 use crate::config::envelope::Rejection;
@@ -595,23 +596,33 @@ impl Inner {
         self.schedule_round(delay);
     }
 
-    /// The `config` object of the state: source, version, expiry and the fetches.
-    pub(super) fn config_state_json(&self) -> serde_json::Value {
+    /// The `config` part of the state: source, version, expiry and the fetches.
+    pub(super) fn config_state(&self) -> ConfigState {
         let config = self.routing.config();
         let st = self.remote.state.lock();
-        serde_json::json!({
-            "source": st.source.as_str(),
-            "version": config.version,
-            "expires_at": config.expires_at,
-            "expired": st.expired,
-            "status": if st.expired { "config_expired" } else { "ok" },
-            "skipped": st.skipped.iter()
-                .map(|(s, why)| serde_json::json!({ "source": s.as_str(), "reason": why }))
-                .collect::<Vec<_>>(),
-            "fetch": st.outcomes.iter()
-                .map(|(url, outcome)| serde_json::json!({ "url": url, "last_outcome": outcome }))
-                .collect::<Vec<_>>(),
-        })
+        ConfigState {
+            source: st.source.as_str().to_string(),
+            version: config.version,
+            expires_at: config.expires_at,
+            expired: st.expired,
+            status: if st.expired { "config_expired" } else { "ok" }.to_string(),
+            skipped: st
+                .skipped
+                .iter()
+                .map(|(s, why)| SkippedSource {
+                    source: s.as_str().to_string(),
+                    reason: why.clone(),
+                })
+                .collect(),
+            fetch: st
+                .outcomes
+                .iter()
+                .map(|(url, outcome)| ConfigFetch {
+                    url: url.clone(),
+                    last_outcome: outcome.clone(),
+                })
+                .collect(),
+        }
     }
 
     /// Whether the config in force is past its `expires_at`.

@@ -13,7 +13,7 @@ package dev.linekit
  *   fingerprint) than the one the business line was served from; see
  *   [LineKit.Builder.onVersionMismatch].
  */
-data class RouteTag(
+data class RouteTag @JvmOverloads constructor(
     val reason: RouteReason,
     val biz: String?,
     val line: String?,
