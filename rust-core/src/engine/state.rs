@@ -162,6 +162,7 @@ mod tests {
                 transport: Some("wifi".into()),
                 httpdns_bypass: None,
             },
+            rollout: HashMap::from([("spot".to_string(), "observe".to_string())]),
             pools: HashMap::from([("spot/http".to_string(), PoolSnapshot { lines: vec![line] })]),
             httpdns: HttpDnsState {
                 records: vec![],
@@ -194,7 +195,8 @@ mod tests {
                 r#""transport":"wifi","validated":true,"vpn":false},"#,
                 r#""pools":{"spot/http":[{"avg_latency_ms":40,"breaker":"open","current":false,"#,
                 r#""failures":3,"host":"a.example.com","id":"a","last_error":"http_5xx","#,
-                r#""successes":1,"used":true,"version":null}]},"source":"sealed","version":3}"#
+                r#""successes":1,"used":true,"version":null}]},"rollout":{"spot":"observe"},"#,
+                r#""source":"sealed","version":3}"#
             )
         );
     }
