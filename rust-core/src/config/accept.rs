@@ -20,7 +20,7 @@
 use super::envelope::{Envelope, Rejection};
 use super::model::Config;
 use super::trust::{TrustConfig, TrustSet};
-use super::validate::parse_config;
+use super::validate::{decode_config, parse_config, parse_json};
 use crate::error::Error;
 use crate::trace::reason::ConfigReason;
 use serde_json::Value;
@@ -60,16 +60,18 @@ fn open_document(text: &str, trust: Option<&TrustConfig>) -> Result<Opened, Reje
             ),
         ));
     }
-    let value: Option<Value> = serde_json::from_str(text).ok();
+    // Parsed once: the value says whether the document is an envelope and, when it is a
+    // bare config, is what gets decoded.
+    let value = parse_json(text);
     let envelope = match &value {
-        Some(v) if Envelope::is_envelope(v) => Some(Envelope::parse(v)?),
+        Ok(v) if Envelope::is_envelope(v) => Some(Envelope::parse(v)?),
         _ => None,
     };
     let mut key_ids = Vec::new();
     if let Some(trust) = trust {
         match &envelope {
             Some(env) => key_ids = env.verify(&TrustSet::new(trust))?,
-            None if value.as_ref().is_some_and(Value::is_object) => {
+            None if value.as_ref().is_ok_and(Value::is_object) => {
                 return Err(Rejection::new(
                     ConfigReason::Unsigned,
                     "trust is configured: expected a signed envelope, found a bare config",
@@ -90,7 +92,7 @@ fn open_document(text: &str, trust: Option<&TrustConfig>) -> Result<Opened, Reje
             })?;
             parse_config(inner)
         }
-        None => parse_config(text),
+        None => value.and_then(|v| decode_config(&v)),
     }
     .map_err(invalid)?;
     Ok(Opened {

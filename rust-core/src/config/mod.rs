@@ -3,6 +3,7 @@
 //! line) and sealing of the shipped asset with AES-256-GCM.
 
 pub mod accept;
+mod decode;
 pub mod envelope;
 mod httpdns_rules;
 pub mod model;
