@@ -33,12 +33,9 @@ impl NativeLineKit {
     }
 }
 
-#[uniffi::export]
 impl NativeLineKit {
-    /// Builds an engine from a plain JSON config and/or a sealed config (base64 text and
-    /// its 32-byte key), with an optional storage directory, trace sink and transport
-    /// (without a transport the engine never probes nor queries HTTPDNS).
-    #[uniffi::constructor]
+    /// Builds an engine (what [`crate::start_engine`] does, falling back on an invalid app
+    /// config): for Rust callers, the tests and the examples.
     pub fn new(
         config_json: Option<String>,
         sealed_config: Option<String>,
@@ -47,38 +44,60 @@ impl NativeLineKit {
         trace_sink: Option<Box<dyn TraceSink>>,
         transport: Option<Box<dyn HttpTransport>>,
     ) -> Result<Arc<Self>, LineKitError> {
-        init_logging();
-        let mut b = LineKitBuilder::new();
-        if let Some(json) = config_json {
-            b = b.config_json(json);
-        }
-        match (sealed_config, sealed_key) {
-            (Some(text), Some(key)) => b = b.sealed_config(text, key),
-            (None, None) => {}
-            _ => {
-                return Err(LineKitError::InvalidArgument(
-                    "a sealed config needs both the sealed text and its key".to_string(),
-                ))
-            }
-        }
-        if let Some(dir) = storage_dir {
-            b = b.storage_dir(dir);
-        }
-        if let Some(sink) = trace_sink {
-            b = b.trace_sink(Arc::new(ForeignSink(sink)));
-        }
-        if let Some(transport) = transport {
-            b = b.transport(Arc::new(ForeignTransport(transport)));
-        }
+        let b = builder(
+            config_json,
+            sealed_config,
+            sealed_key,
+            storage_dir,
+            trace_sink,
+            transport,
+        )?;
         Ok(Arc::new(NativeLineKit::from_engine(b.build()?)))
     }
 
     /// Builds an engine from a plain JSON config.
-    #[uniffi::constructor]
     pub fn from_json(config_json: String) -> Result<Arc<Self>, LineKitError> {
         NativeLineKit::new(Some(config_json), None, None, None, None, None)
     }
+}
 
+/// The core's builder for these sources (a sealed config needs both its text and its key).
+pub(crate) fn builder(
+    config_json: Option<String>,
+    sealed_config: Option<String>,
+    sealed_key: Option<Vec<u8>>,
+    storage_dir: Option<String>,
+    trace_sink: Option<Box<dyn TraceSink>>,
+    transport: Option<Box<dyn HttpTransport>>,
+) -> Result<LineKitBuilder, LineKitError> {
+    init_logging();
+    let mut b = LineKitBuilder::new();
+    if let Some(json) = config_json {
+        b = b.config_json(json);
+    }
+    match (sealed_config, sealed_key) {
+        (Some(text), Some(key)) => b = b.sealed_config(text, key),
+        (None, None) => {}
+        _ => {
+            return Err(LineKitError::InvalidArgument(
+                "a sealed config needs both the sealed text and its key".to_string(),
+            ))
+        }
+    }
+    if let Some(dir) = storage_dir {
+        b = b.storage_dir(dir);
+    }
+    if let Some(sink) = trace_sink {
+        b = b.trace_sink(Arc::new(ForeignSink(sink)));
+    }
+    if let Some(transport) = transport {
+        b = b.transport(Arc::new(ForeignTransport(transport)));
+    }
+    Ok(b)
+}
+
+#[uniffi::export]
+impl NativeLineKit {
     /// Offers a remote config (JSON); applies only if valid and newer.
     pub fn update_config(&self, json: String) -> Result<ConfigUpdate, LineKitError> {
         Ok(self.engine()?.update_config(&json).into())

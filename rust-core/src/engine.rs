@@ -44,7 +44,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 pub use crate::line::router::{RouteDecision, RouteRequest, Topology};
-pub use builder::LineKitBuilder;
+pub use builder::{BuildError, LineKitBuilder};
 pub use httpdns::DnsRecordState;
 
 mod builder;
