@@ -1,6 +1,6 @@
 //! The remote config channel on the engine's side: offering a document (from
 //! `update_config` or a fetch) through the one acceptance rule
-//! ([`crate::config::accept::check_remote`]), fetching `remote.urls` through the
+//! ([`crate::config::accept::check_offer`]), fetching `remote.urls` through the
 //! [`crate::transport::Transport`], and keeping track of where the config came from.
 //!
 //! **Rounds.** A round tries the URLs in order and stops at the first that answers with
@@ -24,7 +24,7 @@
 
 use super::requests::Pending;
 use super::{dns_settings, ConfigUpdate, Inner, LineKit};
-use crate::config::accept::check_remote;
+use crate::config::accept::{check_offer, Verdict};
 use crate::config::envelope::Rejection;
 use crate::config::remote::RemoteConfig;
 use crate::config::source::ConfigSource;
@@ -167,9 +167,9 @@ impl Inner {
         let _serial = self.update_lock.lock();
         let current = self.state.load();
         let version = current.topology.config.version;
-        let checked = check_remote(text, &current.topology.config, self.wall_now_s());
+        let checked = check_offer(text, &current.topology.config, self.wall_now_s());
         let offer = match checked {
-            Ok(accepted) => {
+            Verdict::Accepted(accepted) => {
                 match LineKit::make_state(
                     Arc::new(accepted.config),
                     self.seed,
@@ -182,10 +182,8 @@ impl Inner {
                     Err(e) => Offer::Rejected(Rejection::new(ConfigReason::Invalid, e.to_string())),
                 }
             }
-            Err(r) if r.reason == ConfigReason::NotNewer && self.same_version(text, version) => {
-                Offer::Unchanged
-            }
-            Err(r) => Offer::Rejected(r),
+            Verdict::InForce(_) => Offer::Unchanged,
+            Verdict::Rejected(r) => Offer::Rejected(r),
         };
         let new_version = self.state.load().topology.config.version;
         let update = match &offer {
@@ -225,15 +223,6 @@ impl Inner {
             ..TraceEvent::new(TraceKind::Config, self.clock.now_ms())
         });
         (update, offer)
-    }
-
-    /// Whether `text` is a verified document of version `version` (a server that is up to
-    /// date rather than one that rolls back).
-    fn same_version(&self, text: &str, version: u64) -> bool {
-        let current = self.state.load();
-        let mut probe = (*current.topology.config).clone();
-        probe.version = version.saturating_sub(1);
-        check_remote(text, &probe, self.wall_now_s()).is_ok_and(|a| a.config.version == version)
     }
 
     /// Publishes an accepted config and persists its document as the last good one.
