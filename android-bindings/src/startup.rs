@@ -7,11 +7,11 @@
 //! and validated once; every other failure stays a [`LineKitError`].
 
 use crate::error::LineKitError;
-use crate::native::{builder, NativeLineKit};
-use crate::sink::TraceSink;
-use crate::transport::HttpTransport;
+use crate::native::NativeLineKit;
+use crate::sink::{ForeignSink, TraceSink};
+use crate::transport::{ForeignTransport, HttpTransport};
 use linekit_core::config::AppConfigErrors;
-use linekit_core::engine::BuildError;
+use linekit_core::engine::{BuildError, LineKitBuilder};
 use std::sync::Arc;
 
 /// One problem of the app's own config.
@@ -56,18 +56,30 @@ pub fn start_engine(
     transport: Option<Box<dyn HttpTransport>>,
     fallback_on_invalid_config: bool,
 ) -> Result<Startup, LineKitError> {
-    let b = builder(
-        config_json,
-        sealed_config,
-        sealed_key,
-        storage_dir,
-        trace_sink,
-        transport,
-    )?;
-    match b
-        .fallback_on_invalid_config(fallback_on_invalid_config)
-        .try_build()
-    {
+    init_logging();
+    let mut b = LineKitBuilder::new().fallback_on_invalid_config(fallback_on_invalid_config);
+    if let Some(json) = config_json {
+        b = b.config_json(json);
+    }
+    match (sealed_config, sealed_key) {
+        (Some(text), Some(key)) => b = b.sealed_config(text, key),
+        (None, None) => {}
+        _ => {
+            return Err(LineKitError::InvalidArgument(
+                "a sealed config needs both the sealed text and its key".to_string(),
+            ))
+        }
+    }
+    if let Some(dir) = storage_dir {
+        b = b.storage_dir(dir);
+    }
+    if let Some(sink) = trace_sink {
+        b = b.trace_sink(Arc::new(ForeignSink(sink)));
+    }
+    if let Some(transport) = transport {
+        b = b.transport(Arc::new(ForeignTransport(transport)));
+    }
+    match b.try_build() {
         Ok(engine) => Ok(Startup::Started {
             kit: Arc::new(NativeLineKit::from_engine(engine)),
         }),
@@ -77,6 +89,34 @@ pub fn start_engine(
         Err(BuildError::Engine(e)) => Err(e.into()),
     }
 }
+
+impl Startup {
+    /// The engine, or the refusal as [`LineKitError::InvalidConfig`] (for Rust callers).
+    pub fn into_kit(self) -> Result<Arc<NativeLineKit>, LineKitError> {
+        match self {
+            Startup::Started { kit } => Ok(kit),
+            Startup::InvalidAppConfig { errors } => Err(LineKitError::InvalidConfig(
+                errors
+                    .iter()
+                    .map(|e| format!("{} {}: {}", e.source, e.path, e.error))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )),
+        }
+    }
+}
+
+#[cfg(target_os = "android")]
+fn init_logging() {
+    android_logger::init_once(
+        android_logger::Config::default()
+            .with_max_level(log::LevelFilter::Info)
+            .with_tag("Linekit"),
+    );
+}
+
+#[cfg(not(target_os = "android"))]
+fn init_logging() {}
 
 fn field_errors(levels: AppConfigErrors) -> Vec<ConfigFieldError> {
     let mut out = Vec::new();

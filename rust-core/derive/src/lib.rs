@@ -121,44 +121,34 @@ struct Container {
 impl Container {
     fn parse(attrs: &[Attribute]) -> Result<Container> {
         let mut c = Container::default();
-        for attr in attrs {
-            if attr.path().is_ident("serde") {
-                attr.parse_nested_meta(|meta| {
-                    if meta.path.is_ident("default") {
-                        if meta.input.peek(Token![=]) {
-                            return Err(meta
-                                .error("Decode does not follow a container `default = \"...\"`"));
-                        }
-                        c.serde_default = true;
-                    } else if meta.path.is_ident("rename_all") {
-                        c.rename_all = Some(meta.value()?.parse()?);
-                    } else if ["deny_unknown_fields", "tag", "untagged", "content"]
-                        .iter()
-                        .any(|k| meta.path.is_ident(k))
-                    {
-                        return Err(unfollowed(&meta));
-                    } else {
-                        skip(&meta)?;
+        let refused = ["deny_unknown_fields", "tag", "untagged", "content"];
+        each_item(attrs, &refused, |of, meta| {
+            match of {
+                Of::Serde if meta.path.is_ident("default") => {
+                    if meta.input.peek(Token![=]) {
+                        return Err(
+                            meta.error("Decode does not follow a container `default = \"...\"`")
+                        );
                     }
-                    Ok(())
-                })?;
-            } else if attr.path().is_ident("decode") {
-                attr.parse_nested_meta(|meta| {
-                    if meta.path.is_ident("unsupported") {
-                        c.unsupported = Some(meta.value()?.parse::<LitStr>()?.parse()?);
-                    } else if meta.path.is_ident("tag") {
-                        c.tag = Some(meta.value()?.parse()?);
-                    } else if meta.path.is_ident("kinds") {
-                        c.kinds = Some(meta.value()?.parse::<LitStr>()?.parse()?);
-                    } else {
-                        return Err(meta.error(
-                            "unknown decode attribute (expected unsupported, tag or kinds)",
-                        ));
-                    }
-                    Ok(())
-                })?;
+                    c.serde_default = true;
+                }
+                Of::Serde if meta.path.is_ident("rename_all") => {
+                    c.rename_all = Some(meta.value()?.parse()?)
+                }
+                Of::Serde => return Ok(false),
+                Of::Decode if meta.path.is_ident("unsupported") => {
+                    c.unsupported = Some(path_value(meta)?)
+                }
+                Of::Decode if meta.path.is_ident("tag") => c.tag = Some(meta.value()?.parse()?),
+                Of::Decode if meta.path.is_ident("kinds") => c.kinds = Some(path_value(meta)?),
+                Of::Decode => {
+                    return Err(
+                        meta.error("unknown decode attribute (expected unsupported, tag or kinds)")
+                    )
+                }
             }
-        }
+            Ok(true)
+        })?;
         Ok(c)
     }
 
@@ -209,57 +199,79 @@ struct FieldAttrs {
 impl FieldAttrs {
     fn parse(attrs: &[Attribute]) -> Result<FieldAttrs> {
         let mut a = FieldAttrs::default();
-        for attr in attrs {
-            if attr.path().is_ident("serde") {
-                attr.parse_nested_meta(|meta| {
-                    if meta.path.is_ident("rename") {
-                        a.rename = Some(meta.value()?.parse()?);
-                    } else if meta.path.is_ident("default") {
-                        a.serde_default = Some(if meta.input.peek(Token![=]) {
-                            SerdeDefault::Call(meta.value()?.parse::<LitStr>()?.parse()?)
-                        } else {
-                            SerdeDefault::Trait
-                        });
-                    } else if [
-                        "flatten",
-                        "alias",
-                        "with",
-                        "deserialize_with",
-                        "skip",
-                        "skip_deserializing",
-                    ]
-                    .iter()
-                    .any(|k| meta.path.is_ident(k))
-                    {
-                        return Err(unfollowed(&meta));
+        let refused = [
+            "flatten",
+            "alias",
+            "with",
+            "deserialize_with",
+            "skip",
+            "skip_deserializing",
+        ];
+        each_item(attrs, &refused, |of, meta| {
+            match of {
+                Of::Serde if meta.path.is_ident("rename") => a.rename = Some(meta.value()?.parse()?),
+                Of::Serde if meta.path.is_ident("default") => {
+                    a.serde_default = Some(if meta.input.peek(Token![=]) {
+                        SerdeDefault::Call(path_value(meta)?)
                     } else {
-                        skip(&meta)?;
-                    }
-                    Ok(())
-                })?;
-            } else if attr.path().is_ident("decode") {
-                attr.parse_nested_meta(|meta| {
-                    if meta.path.is_ident("required") {
-                        a.required = true;
-                    } else if meta.path.is_ident("nullable") {
-                        a.nullable = true;
-                    } else if meta.path.is_ident("non_empty") {
-                        a.non_empty = Some(meta.value()?.parse()?);
-                    } else if meta.path.is_ident("key") {
-                        a.key = Some(meta.value()?.parse::<LitStr>()?.parse()?);
-                    } else if meta.path.is_ident("default") {
-                        a.default = Some(meta.value()?.parse::<LitStr>()?.parse()?);
-                    } else {
-                        return Err(meta.error(
-                            "unknown decode attribute (expected required, nullable, non_empty, key or default)",
-                        ));
-                    }
-                    Ok(())
-                })?;
+                        SerdeDefault::Trait
+                    })
+                }
+                Of::Serde => return Ok(false),
+                Of::Decode if meta.path.is_ident("required") => a.required = true,
+                Of::Decode if meta.path.is_ident("nullable") => a.nullable = true,
+                Of::Decode if meta.path.is_ident("non_empty") => {
+                    a.non_empty = Some(meta.value()?.parse()?)
+                }
+                Of::Decode if meta.path.is_ident("key") => a.key = Some(path_value(meta)?),
+                Of::Decode if meta.path.is_ident("default") => a.default = Some(path_value(meta)?),
+                Of::Decode => {
+                    return Err(meta.error(
+                        "unknown decode attribute (expected required, nullable, non_empty, key or default)",
+                    ))
+                }
             }
-        }
+            Ok(true)
+        })?;
         Ok(a)
     }
+}
+
+/// Which attribute an item belongs to.
+enum Of {
+    Serde,
+    Decode,
+}
+
+/// Calls `item` with every item of the `#[serde(...)]` and `#[decode(...)]` attributes in
+/// `attrs`. A serde item named in `refused` is an error; one `item` does not handle
+/// (returns false) is skipped.
+fn each_item(
+    attrs: &[Attribute],
+    refused: &[&str],
+    mut item: impl FnMut(Of, &ParseNestedMeta<'_>) -> Result<bool>,
+) -> Result<()> {
+    for attr in attrs {
+        if attr.path().is_ident("serde") {
+            attr.parse_nested_meta(|meta| {
+                if refused.iter().any(|k| meta.path.is_ident(k)) {
+                    return Err(unfollowed(&meta));
+                }
+                if !item(Of::Serde, &meta)? {
+                    skip(&meta)?;
+                }
+                Ok(())
+            })?;
+        } else if attr.path().is_ident("decode") {
+            attr.parse_nested_meta(|meta| item(Of::Decode, &meta).map(drop))?;
+        }
+    }
+    Ok(())
+}
+
+/// The value of `name = "path"` as a path.
+fn path_value(meta: &ParseNestedMeta<'_>) -> Result<Path> {
+    meta.value()?.parse::<LitStr>()?.parse()
 }
 
 fn unfollowed(meta: &ParseNestedMeta<'_>) -> Error {

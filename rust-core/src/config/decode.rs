@@ -110,30 +110,28 @@ impl Decoder<'_> {
         self.structural(format!("expected {what}, found {}", describe(v)));
     }
 
+    /// `read(v)`, or a finding that `v` is not `what`.
+    fn typed<'v, T>(
+        &mut self,
+        v: &'v Value,
+        read: fn(&'v Value) -> Option<T>,
+        what: &str,
+    ) -> Option<T> {
+        let value = read(v);
+        if value.is_none() {
+            self.expected(what, v);
+        }
+        value
+    }
+
     /// `v` as an object.
     pub(crate) fn object<'v>(&mut self, v: &'v Value) -> Option<&'v Map<String, Value>> {
-        let o = v.as_object();
-        if o.is_none() {
-            self.expected("an object", v);
-        }
-        o
+        self.typed(v, Value::as_object, "an object")
     }
 
     /// `v` as a string.
     pub(crate) fn text<'v>(&mut self, v: &'v Value) -> Option<&'v str> {
-        let s = v.as_str();
-        if s.is_none() {
-            self.expected("a string", v);
-        }
-        s
-    }
-
-    fn unsigned(&mut self, v: &Value) -> Option<u64> {
-        let n = v.as_u64();
-        if n.is_none() {
-            self.expected("an unsigned integer", v);
-        }
-        n
+        self.typed(v, Value::as_str, "a string")
     }
 
     /// Field `key` of the object `o`, when present; absent, a finding when `required`.
@@ -268,11 +266,7 @@ impl Decode for bool {
     }
 
     fn decode(d: &mut Decoder<'_>, v: &Value) -> Option<Self> {
-        let b = v.as_bool();
-        if b.is_none() {
-            d.expected("a boolean", v);
-        }
-        b
+        d.typed(v, Value::as_bool, "a boolean")
     }
 }
 
@@ -282,7 +276,7 @@ impl Decode for u64 {
     }
 
     fn decode(d: &mut Decoder<'_>, v: &Value) -> Option<Self> {
-        d.unsigned(v)
+        d.typed(v, Value::as_u64, "an unsigned integer")
     }
 }
 
@@ -292,7 +286,7 @@ impl Decode for u32 {
     }
 
     fn decode(d: &mut Decoder<'_>, v: &Value) -> Option<Self> {
-        let small = u32::try_from(d.unsigned(v)?).ok();
+        let small = u32::try_from(u64::decode(d, v)?).ok();
         if small.is_none() {
             d.structural(format!("must be at most {}", u32::MAX));
         }
@@ -318,11 +312,7 @@ impl Decode for f64 {
     }
 
     fn decode(d: &mut Decoder<'_>, v: &Value) -> Option<Self> {
-        let n = v.as_f64();
-        if n.is_none() {
-            d.expected("a number", v);
-        }
-        n
+        d.typed(v, Value::as_f64, "a number")
     }
 }
 
