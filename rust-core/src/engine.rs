@@ -94,7 +94,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 pub use crate::line::router::{RouteDecision, RouteRequest, Topology, Would};
-pub use builder::LineKitBuilder;
+pub use builder::{BuildError, LineKitBuilder};
 pub use httpdns::DnsRecordState;
 pub use state::{
     ConfigFetch, ConfigState, EngineState, HttpDnsState, NetworkView, ProviderBackoff,

@@ -1,5 +1,5 @@
 //! The remote config channel: offering a document (from `update_config` or a fetch)
-//! through the one acceptance rule ([`crate::config::accept::check_remote`]) and
+//! through the one acceptance rule ([`crate::config::accept::check_offer`]) and
 //! publishing it, fetching `remote.urls` through the [`crate::transport::Transport`],
 //! persisting the last good document, and keeping track of where the config came from.
 //!
@@ -33,7 +33,7 @@ use super::requests::Pending;
 use super::routing::State;
 use super::state::{ConfigFetch, ConfigState, SkippedSource};
 use super::{ConfigUpdate, Inner, Publication};
-use crate::config::accept::check_remote;
+use crate::config::accept::{check_offer, Verdict};
 use crate::config::envelope::Rejection;
 use crate::config::remote::RemoteConfig;
 use crate::config::source::{ConfigSource, LastGoodStore};
@@ -273,9 +273,9 @@ impl Inner {
         let serial = self.remote.serialise();
         let current = self.routing.load();
         let version = current.topology.config.version;
-        let checked = check_remote(text, &current.topology.config, self.wall_now_s());
+        let checked = check_offer(text, &current.topology.config, self.wall_now_s());
         let offer = match checked {
-            Ok(accepted) => {
+            Verdict::Accepted(accepted) => {
                 match State::build(
                     Arc::new(accepted.config),
                     self.seed,
@@ -290,10 +290,8 @@ impl Inner {
                     Err(e) => Offer::Rejected(Rejection::new(ConfigReason::Invalid, e.to_string())),
                 }
             }
-            Err(r) if r.reason == ConfigReason::NotNewer && self.same_version(text, version) => {
-                Offer::Unchanged
-            }
-            Err(r) => Offer::Rejected(r),
+            Verdict::InForce(_) => Offer::Unchanged,
+            Verdict::Rejected(r) => Offer::Rejected(r),
         };
         let new_version = self.routing.load().topology.config.version;
         let update = match &offer {
@@ -333,15 +331,6 @@ impl Inner {
             ..TraceEvent::new(TraceKind::Config, self.clock.now_ms())
         });
         (update, offer)
-    }
-
-    /// Whether `text` is a verified document of version `version` (a server that is up to
-    /// date rather than one that rolls back).
-    fn same_version(&self, text: &str, version: u64) -> bool {
-        let current = self.routing.load();
-        let mut probe = (*current.topology.config).clone();
-        probe.version = version.saturating_sub(1);
-        check_remote(text, &probe, self.wall_now_s()).is_ok_and(|a| a.config.version == version)
     }
 
     /// Arms the expiry check of the config in force (or reports it expired now).

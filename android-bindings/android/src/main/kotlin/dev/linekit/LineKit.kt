@@ -3,6 +3,8 @@ package dev.linekit
 import dev.linekit.ffi.HttpTransport
 import dev.linekit.ffi.NativeLineKit
 import dev.linekit.ffi.NetworkInfo
+import dev.linekit.ffi.Startup
+import dev.linekit.ffi.startEngine
 import dev.linekit.internal.JniResolver
 import dev.linekit.internal.NativeHandle
 import dev.linekit.internal.Resolver
@@ -364,7 +366,6 @@ class LineKit private constructor(
          */
         @Throws(LineKitException::class)
         fun build(): LineKit {
-            if (!fallbackOnInvalidConfig) LineKitConfigException.check(configJson, sealed, sealedKey)
             val sink = traceSink?.let { app ->
                 object : dev.linekit.ffi.TraceSink {
                     override fun emit(eventJson: String) = app.emit(eventJson)
@@ -372,9 +373,17 @@ class LineKit private constructor(
             }
             val owned = if (defaultTransport) OkHttpTransport() else null
             val chosen: HttpTransport? = owned ?: transport
+            // One call: the core validates each config document once, while it picks the
+            // config, and hands back every problem of an invalid own config as data.
             val native = try {
-                LineKitException.translating {
-                    NativeLineKit(configJson, sealed, sealedKey, storageDir?.absolutePath, sink, chosen)
+                val started = LineKitException.translating {
+                    startEngine(
+                        configJson, sealed, sealedKey, storageDir?.absolutePath, sink, chosen, fallbackOnInvalidConfig,
+                    )
+                }
+                when (started) {
+                    is Startup.Started -> started.kit
+                    is Startup.InvalidAppConfig -> throw LineKitConfigException(started.errors)
                 }
             } catch (t: Throwable) {
                 owned?.close()
