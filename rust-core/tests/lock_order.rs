@@ -137,11 +137,11 @@ fn a_transport_answering_inside_start_is_handled_on_the_same_stack() {
     );
     assert_eq!(kit.config().version, 2);
     assert_eq!(kit.in_flight(), 0);
-    let outcomes: Vec<String> = kit.config_status()["fetch"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["last_outcome"].as_str().unwrap().to_string())
+    let outcomes: Vec<String> = kit
+        .config_status()
+        .fetch
+        .into_iter()
+        .map(|f| f.last_outcome)
         .collect();
     assert_eq!(outcomes, ["connect_refused", "applied"]);
     let details: Vec<String> = events
