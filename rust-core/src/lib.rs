@@ -22,16 +22,14 @@
 //! - [`runtime`]: the timer queue on the injectable clock that runs background work.
 //! - [`transport`]: the callback-based `Transport` for probes and HTTPDNS queries.
 //! - [`engine`]: the `LineKit` facade owning all of the above.
-//! - [`replay`]: drives the real engine from a JSON scenario in virtual time.
-//! - [`whatif`]: re-runs a recorded trace under another policy; compare and timeline.
 //!
 //! The core talks to the world through small traits only: [`clock::Clock`],
 //! [`trace::TraceSink`], [`transport::Transport`] and a storage directory, so every rule
-//! is testable in virtual time.
+//! is testable in virtual time. The developer tools (replay scenarios, what-if replays of
+//! traces, the HTML report, the `linekit` command) live in the `linekit-tools` crate, on
+//! this crate's public API.
 #![deny(missing_docs)]
 
-#[cfg(feature = "cli")]
-pub mod cli;
 #[cfg(feature = "uniffi")]
 mod ffi;
 #[cfg(feature = "uniffi")]
@@ -46,12 +44,10 @@ pub mod error;
 pub mod host_pattern;
 pub mod line;
 pub mod net;
-pub mod replay;
 pub mod runtime;
 pub mod store;
 pub mod trace;
 pub mod transport;
-pub mod whatif;
 pub mod wire;
 
 pub use clock::{Clock, ManualClock, SystemClock};

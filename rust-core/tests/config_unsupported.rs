@@ -2,9 +2,13 @@
 //! `auth.kind` — is dropped with a warning naming its path; the rest of the config applies
 //! and the business lines still route.
 
+mod support;
+
 use linekit_core::config::parse_config_with_warnings;
-use linekit_core::replay;
+use linekit_core::engine::RouteRequest;
 use serde_json::{json, Value};
+use std::sync::Arc;
+use support::transport::RecordingTransport;
 
 fn config() -> Value {
     json!({
@@ -57,26 +61,14 @@ fn a_remote_config_with_an_unusable_provider_still_applies_and_routes() {
     let mut update = config();
     update["biz_lines"]["spot"]["http"] =
         json!([{"id": "new", "url": "https://spot-new.example.com"}]);
-    let scenario = json!({
-        "config": start,
-        "seed": 3,
-        "steps": [
-            {"at": 0, "op": "config", "config": update},
-            {"at": 1, "op": "route", "url": "https://api.example.com/v1/t", "method": "GET"}
-        ]
-    });
-    let mut out = Vec::new();
-    replay::run(&scenario.to_string(), &mut out).expect("runs");
-    let lines: Vec<Value> = String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let applied = lines.iter().find(|l| l["op"] == "config").unwrap();
-    assert_eq!(applied["applied"], true, "{applied}");
-    let route = lines.iter().find(|l| l["op"] == "route").unwrap();
-    assert_eq!(route["line"], "new");
-    assert_eq!(route["url"], "https://spot-new.example.com/v1/t");
+    let transport = Arc::new(RecordingTransport::default());
+    let (kit, _clock) = support::manual::engine(start.to_string(), 3, &transport);
+    let applied = kit.update_config(&update.to_string());
+    assert!(applied.applied, "{:?}", applied.error);
+    let url = "https://api.example.com/v1/t";
+    let route = kit.route(&RouteRequest::new(url, "GET"));
+    assert_eq!(route.line.as_deref(), Some("new"));
+    assert_eq!(route.url(url), "https://spot-new.example.com/v1/t");
 }
 
 #[test]
