@@ -17,7 +17,7 @@
 //!
 //! Error texts name the file and the I/O problem, never the file's contents.
 
-pub mod state;
+internal_mod!(state);
 
 use crate::error::{Error, Result};
 use serde::de::DeserializeOwned;
