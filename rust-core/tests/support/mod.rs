@@ -2,6 +2,7 @@
 
 pub mod dns;
 pub mod lines;
+pub mod logs;
 pub mod manual;
 pub mod signing;
 pub mod temp;
