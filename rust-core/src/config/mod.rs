@@ -7,11 +7,11 @@ mod decode;
 pub mod envelope;
 mod httpdns_rules;
 pub mod model;
-pub mod provider_auth;
-pub mod remote;
+internal_mod!(provider_auth);
+internal_mod!(remote);
 mod rules;
 pub mod seal;
-pub mod source;
+internal_mod!(source);
 pub mod trust;
 pub mod validate;
 
