@@ -110,6 +110,7 @@ pub fn check() -> Result<(), String> {
         None,
         Some(Box::new(ThrowingSink(armed.clone()))),
         Some(Box::new(transport)),
+        false,
     )
     .map_err(|e| format!("engine: {e}"))?;
     *armed.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::thread::current().id());

@@ -34,6 +34,7 @@
 
 uniffi::setup_scaffolding!();
 
+mod consent;
 mod diagnosis;
 mod dns;
 mod dns_fallback;

@@ -37,7 +37,9 @@ impl NativeLineKit {
 impl NativeLineKit {
     /// Builds an engine from a plain JSON config and/or a sealed config (base64 text and
     /// its 32-byte key), with an optional storage directory, trace sink and transport
-    /// (without a transport the engine never probes nor queries HTTPDNS).
+    /// (without a transport the engine never probes nor queries HTTPDNS). With
+    /// `require_consent` the engine sends nothing of its own until
+    /// [`NativeLineKit::grant_consent`].
     #[uniffi::constructor]
     pub fn new(
         config_json: Option<String>,
@@ -46,9 +48,10 @@ impl NativeLineKit {
         storage_dir: Option<String>,
         trace_sink: Option<Box<dyn TraceSink>>,
         transport: Option<Box<dyn HttpTransport>>,
+        require_consent: bool,
     ) -> Result<Arc<Self>, LineKitError> {
         init_logging();
-        let mut b = LineKitBuilder::new();
+        let mut b = LineKitBuilder::new().require_consent(require_consent);
         if let Some(json) = config_json {
             b = b.config_json(json);
         }
@@ -76,7 +79,7 @@ impl NativeLineKit {
     /// Builds an engine from a plain JSON config.
     #[uniffi::constructor]
     pub fn from_json(config_json: String) -> Result<Arc<Self>, LineKitError> {
-        NativeLineKit::new(Some(config_json), None, None, None, None, None)
+        NativeLineKit::new(Some(config_json), None, None, None, None, None, false)
     }
 
     /// Offers a remote config (JSON); applies only if valid and newer.
@@ -150,7 +153,7 @@ mod tests {
             serde_json::from_str(&kit.state().expect("open")).expect("json");
         assert_ne!(state["source"], "remote", "{state}");
         assert!(matches!(
-            NativeLineKit::new(None, Some("abc".into()), None, None, None, None),
+            NativeLineKit::new(None, Some("abc".into()), None, None, None, None, false),
             Err(LineKitError::InvalidArgument(_))
         ));
     }
