@@ -158,6 +158,11 @@ pub fn answer_of(
         generation: u64::from(generation),
         line: u64::from(line),
         target: u64::from(target),
+        mode: u64::from(d.mode.code()),
+        would_reason: d
+            .would
+            .as_ref()
+            .map_or(0, |w| u64::from(w.reason.code()) + 1),
     }
 }
 
@@ -613,6 +618,7 @@ jni_export! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use linekit_core::config::RolloutMode;
     use linekit_core::line::Scheme;
     use linekit_core::trace::Reason;
 
@@ -745,8 +751,23 @@ mod tests {
                 "{mode}"
             );
             assert_eq!(answer.max_retries, 0, "{mode}");
+            assert_eq!(
+                RolloutMode::from_code(answer.mode as i32).map(|m| m.as_str()),
+                Some(mode)
+            );
+            let would = Reason::from_code(answer.would_reason as i32 - 1);
+            if mode == "observe" {
+                assert!(would.is_some_and(|r| r.is_rewrite()), "{would:?}");
+            } else {
+                assert_eq!(answer.would_reason, 0, "only observe says what on would do");
+            }
             let (on, _) = route(&h, "http://cdn.linekit.test/a", "GET", None, false);
             assert_eq!(on.max_retries, 2, "the other business lines keep theirs");
+            assert_eq!(
+                RolloutMode::from_code(on.mode as i32),
+                Some(RolloutMode::On)
+            );
+            assert_eq!(on.would_reason, 0);
         }
     }
 
@@ -919,6 +940,7 @@ mod tests {
             "reason",
             "close_cause",
             "private_dns",
+            "rollout mode",
             "http_method",
         ] {
             assert!(text.lines().any(|l| l.starts_with(kind)), "{kind}");

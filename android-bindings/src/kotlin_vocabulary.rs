@@ -1,5 +1,5 @@
 //! Generates the Kotlin enums of the core's wire vocabularies (`AttemptOutcome`,
-//! `RouteReason`, `WsDropCause`, `PrivateDnsMode`, `ConnectFailureKind`) and the list of
+//! `RouteReason`, `WsDropCause`, `PrivateDnsMode`, `RolloutMode`, `ConnectFailureKind`) and the list of
 //! idempotency-key header names (`IdempotencyKeys`) the interceptor hands to the core.
 //!
 //! The build runs the `kotlin-vocabulary` binary next to `uniffi-bindgen`, into the same
@@ -21,7 +21,7 @@ struct KotlinEnum {
     doc: &'static str,
 }
 
-const ENUMS: [KotlinEnum; 5] = [
+const ENUMS: [KotlinEnum; 6] = [
     KotlinEnum {
         kind: "outcome",
         package: "dev.linekit",
@@ -49,6 +49,13 @@ const ENUMS: [KotlinEnum; 5] = [
         name: "PrivateDnsMode",
         visibility: "public",
         doc: "Android's Private DNS mode.",
+    },
+    KotlinEnum {
+        kind: "rollout mode",
+        package: "dev.linekit",
+        name: "RolloutMode",
+        visibility: "public",
+        doc: "How much of Linekit a business line gets on this install (its `rollout`).",
     },
     KotlinEnum {
         kind: "connect_error",

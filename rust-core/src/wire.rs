@@ -187,6 +187,7 @@ macro_rules! wire_enum {
 
 /// The tables of every wire enum that crosses into Kotlin, keyed by [`WireEnum::KIND`].
 pub fn kotlin_vocabularies() -> Vec<(&'static str, Table)> {
+    use crate::config::RolloutMode;
     use crate::dns::ConnectError;
     use crate::line::{CloseCause, Outcome};
     use crate::net::PrivateDnsMode;
@@ -197,6 +198,7 @@ pub fn kotlin_vocabularies() -> Vec<(&'static str, Table)> {
         (Reason::KIND, Reason::table()),
         (CloseCause::KIND, CloseCause::table()),
         (PrivateDnsMode::KIND, PrivateDnsMode::table()),
+        (RolloutMode::KIND, RolloutMode::table()),
     ]
 }
 

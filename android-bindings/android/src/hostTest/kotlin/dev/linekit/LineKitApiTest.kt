@@ -141,6 +141,7 @@ class LineKitApiTest : TwoLineServers() {
             "reason" to RouteReason.entries.map { it.wireName to it.code },
             "close_cause" to WsDropCause.entries.map { it.wireName to it.code },
             "private_dns" to PrivateDnsMode.entries.map { it.wireName to it.code },
+            "rollout mode" to RolloutMode.entries.map { it.wireName to it.code },
             "connect_error" to dev.linekit.internal.ConnectFailureKind.entries.map { it.wireName to it.code },
             "http_method" to dev.linekit.internal.HttpMethods.NAMES.map { it to dev.linekit.internal.HttpMethods.codeOf(it) },
         )
