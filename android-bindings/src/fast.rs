@@ -280,6 +280,7 @@ pub fn code_elements(
             out.push(text(&l.line));
             out.push(text(&l.version_header));
             out.push(Some(l.buffer_body_max_bytes.to_string()));
+            out.push(text(&l.would_line));
         }
         for t in e.targets {
             out.push(Some(t.scheme.as_str().to_string()));
@@ -744,7 +745,8 @@ mod tests {
                 .build()
                 .expect("valid config");
             let h = Handle::new(Arc::new(engine));
-            let (answer, _) = route(&h, "http://api.linekit.test/a", "GET", None, false);
+            let (answer, entry) = route(&h, "http://api.linekit.test/a", "GET", None, false);
+            let would_line = entry.and_then(|e| e.would_line);
             assert_eq!(
                 Reason::from_code(answer.reason as i32),
                 Some(reason),
@@ -758,8 +760,10 @@ mod tests {
             let would = Reason::from_code(answer.would_reason as i32 - 1);
             if mode == "observe" {
                 assert!(would.is_some_and(|r| r.is_rewrite()), "{would:?}");
+                assert!(would_line.is_some(), "observe names the line on would take");
             } else {
                 assert_eq!(answer.would_reason, 0, "only observe says what on would do");
+                assert_eq!(would_line, None);
             }
             let (on, _) = route(&h, "http://cdn.linekit.test/a", "GET", None, false);
             assert_eq!(on.max_retries, 2, "the other business lines keep theirs");
@@ -798,6 +802,7 @@ mod tests {
                 Some("a"),
                 Some("X-V"),
                 Some("4096"),
+                None,
                 Some("http"),
                 Some("127.0.0.1"),
                 Some("1"),

@@ -171,6 +171,10 @@ pub const LINE_ENTRY: Record = Record {
             "buffer_body_max_bytes",
             "`thresholds.buffer_body_max_bytes` of the config that routed.",
         ),
+        Field::text(
+            "would_line",
+            "Under `observe`: the line id `on` would have chosen, if any.",
+        ),
     ],
 };
 

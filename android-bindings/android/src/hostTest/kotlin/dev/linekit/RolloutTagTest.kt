@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test
 
 /**
  * Every route answer carries the business line's effective rollout mode, and under
- * `observe` the reason `on` would have routed with: on [RouteDecision] and on the
+ * `observe` the reason and line `on` would have routed with: on [RouteDecision] and on the
  * [RouteTag] of each response.
  */
 class RolloutTagTest {
@@ -36,12 +36,14 @@ class RolloutTagTest {
     }
 
     @Test
-    fun `route answers and RouteTags carry the effective mode and observe's would-reason`() {
+    fun `route answers and RouteTags carry the effective mode and observe's would-reason and would-line`() {
         LineKit.Builder().configJson(config()).transport(null).build().use { kit ->
             val watch = kit.route("http://watch.linekit.test:${a.port}/x")
             assertEquals(RolloutMode.OBSERVE, watch.mode)
             assertEquals(RouteReason.OBSERVE, watch.reason)
             assertNotNull(watch.wouldReason, "observe says what on would have done")
+            assertEquals(null, watch.line, "observe puts the request on no line")
+            assertEquals("a", watch.wouldLine)
             assertEquals(watch.url, "http://watch.linekit.test:${a.port}/x", "observe keeps the URL")
 
             val old = kit.route("http://old.linekit.test/x")
@@ -52,6 +54,7 @@ class RolloutTagTest {
             val live = kit.route("http://live.linekit.test/x")
             assertEquals(RolloutMode.ON, live.mode)
             assertNull(live.wouldReason)
+            assertNull(live.wouldLine)
             assertEquals("a", live.line)
 
             val client = OkHttpClient.Builder().lineKit(kit, CountingDns()).build()
@@ -60,6 +63,7 @@ class RolloutTagTest {
                 val tag = it.request.tag(RouteTag::class)!!
                 assertEquals(RolloutMode.OBSERVE, tag.mode)
                 assertEquals(watch.wouldReason, tag.wouldReason)
+                assertEquals("a", tag.wouldLine)
             }
             client.newCall(Request.Builder().url("http://live.linekit.test/x").build()).execute().use {
                 assertEquals("a", it.body.string())

@@ -16,6 +16,8 @@ package dev.linekit
  *   [RolloutMode.OBSERVE] and [RolloutMode.OFF] the request kept its URL and is not retried.
  * @property wouldReason under [RolloutMode.OBSERVE], the reason [RolloutMode.ON] would have
  *   routed with (null under the other modes).
+ * @property wouldLine under [RolloutMode.OBSERVE], the line [RolloutMode.ON] would have put
+ *   the request on, if any.
  */
 data class RouteTag(
     val reason: RouteReason,
@@ -26,6 +28,7 @@ data class RouteTag(
     val versionMismatch: Boolean = false,
     val mode: RolloutMode = RolloutMode.ON,
     val wouldReason: RouteReason? = null,
+    val wouldLine: String? = null,
 )
 
 /**
@@ -37,9 +40,12 @@ data class RouteTag(
  * @property versionMismatch the line's deployment fingerprint differs from the business
  *   line's reference.
  * @property versionHeader the response header whose value belongs in this attempt's report
- *   (the business line's `version_header`), if any. * @property mode the rollout mode the request was routed under.
+ *   (the business line's `version_header`), if any.
+ * @property mode the rollout mode the request was routed under.
  * @property wouldReason under [RolloutMode.OBSERVE], the reason [RolloutMode.ON] would have
  *   routed with (null under the other modes).
+ * @property wouldLine under [RolloutMode.OBSERVE], the line [RolloutMode.ON] would have put
+ *   the request on, if any.
  */
 class RouteDecision internal constructor(
     val reason: RouteReason,
@@ -66,6 +72,7 @@ class RouteDecision internal constructor(
     internal val lineCode: Int = 0,
     val mode: RolloutMode = RolloutMode.ON,
     val wouldReason: RouteReason? = null,
+    val wouldLine: String? = null,
 ) {
     /** The final URL to send, as the core wrote it (equal to the input when not rewritten). */
     val url: String get() = finalUrl ?: requestUrl.also { check(!rewritten) { "linekit: a decision made without its final URL" } }

@@ -72,6 +72,7 @@ internal class Router(private val handle: NativeHandle) {
             lineCode = lineCode,
             mode = modeOf(answer),
             wouldReason = RouteReason.fromCode(RouteAnswer.wouldReason(answer) - 1),
+            wouldLine = line?.wouldLine,
         )
     }
 
