@@ -115,15 +115,16 @@ arm_env() {
   export "LINEKIT_TEST_RUNNER=$(arm_qemu "$t") -L /usr/$(arm_prefix "$t")"
 }
 
-# The whole linekit-core suite, with the features CI uses, on 64- and 32-bit ARM Linux.
+# The whole linekit-core suite (with the scenario tests, which drive it through
+# linekit-tools), with the features CI uses, on 64- and 32-bit ARM Linux.
 # Prints "TARGET: N passed, M failed" per target (the sum of cargo's test results).
 arm_tests() {
   local t log status counts
   for t in "${ARM_TARGETS[@]}"; do
-    echo "== cargo test -p linekit-core --all-features --target $t (qemu-user)"
+    echo "== cargo test -p linekit-core -p linekit-tools --all-features --target $t (qemu-user)"
     log=$(mktemp)
     status=0
-    (arm_env "$t" && cargo test -p linekit-core --all-features --target "$t") 2>&1 | tee "$log" || status=$?
+    (arm_env "$t" && cargo test -p linekit-core -p linekit-tools --all-features --target "$t") 2>&1 | tee "$log" || status=$?
     counts=$(awk '/^test result:/ { p += $4; f += $6 } END { printf "%d passed, %d failed", p, f }' "$log")
     rm -f "$log"
     echo "$t: $counts"
@@ -477,7 +478,7 @@ case "$cmd" in
     need mvn
     bindings
     echo "== cargo build linekit (the CLI that draws the demo's trace)"
-    cargo build -q -p linekit-core --features cli --bin linekit
+    cargo build -q -p linekit-tools --bin linekit
     install_library
     cp=$(module_classpath kotlin-sample/pom.xml)
     # shellcheck disable=SC2046

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 OUT="$ROOT/target/html-report"
-SCENARIO=rust-core/tests/scenarios/whatif_outage.json
+SCENARIO=linekit-tools/tests/scenarios/whatif_outage.json
 POLICY=rust-core/tests/fixtures/whatif_policy_threshold1.json
 
 find_chromium() { command -v chromium || command -v chromium-browser || true; }
@@ -33,7 +33,7 @@ fi
 command -v python3 >/dev/null 2>&1 || { echo "html-report-test: python3 is required" >&2; exit 1; }
 
 echo "== what-if HTML report in headless Chromium ($("$CHROMIUM" --version 2>/dev/null | head -1))"
-cargo build -q -p linekit-core --features cli --bin linekit
+cargo build -q -p linekit-tools --bin linekit
 LINEKIT="$ROOT/target/debug/linekit"
 rm -rf "$OUT"
 mkdir -p "$OUT"

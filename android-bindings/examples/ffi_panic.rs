@@ -22,7 +22,8 @@
 //! panic dies here with SIGABRT.
 
 use linekit::{
-    HttpTransport, NativeLineKit, TraceSink, TransportCompletion, TransportRequest, UniFfiTag,
+    start_engine, HttpTransport, NativeLineKit, Startup, TraceSink, TransportCompletion,
+    TransportRequest, UniFfiTag,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -93,7 +94,7 @@ impl HttpTransport for HangingTransport {
         self.started.fetch_add(1, Ordering::SeqCst);
     }
 
-    fn cancel(&self, _id: u64) {
+    fn cancel(&self, _id: i64) {
         panic!("Callback interface failure: java.lang.RuntimeException from HttpTransport.cancel");
     }
 }
@@ -103,15 +104,17 @@ pub fn check() -> Result<(), String> {
     let armed = Arc::new(Mutex::new(None));
     let transport = HangingTransport::default();
     let started = transport.started.clone();
-    let kit = NativeLineKit::new(
+    let kit = start_engine(
         Some(CONFIG.into()),
         None,
         None,
         None,
         Some(Box::new(ThrowingSink(armed.clone()))),
         Some(Box::new(transport)),
+        true,
         false,
     )
+    .and_then(Startup::into_kit)
     .map_err(|e| format!("engine: {e}"))?;
     *armed.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::thread::current().id());
     let handle = <Arc<NativeLineKit> as Lower<UniFfiTag>>::lower(kit).as_raw();

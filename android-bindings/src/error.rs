@@ -1,5 +1,8 @@
 //! The error enum that crosses the FFI: flat (each variant carries its message), so Kotlin
-//! sees `LineKitException.InvalidConfig(message)` and friends.
+//! sees `LineKitException.InvalidConfig(message)` and friends. The one failure whose
+//! structure Kotlin needs, an app config refused at strict start-up, does not come through
+//! here: [`crate::start_engine`] returns it as data, every problem with its path
+//! ([`crate::Startup::InvalidAppConfig`]).
 
 use std::fmt;
 

@@ -927,7 +927,7 @@ mod tests {
         let pools = h.pools();
         let a = &pools["spot/http"].lines[0];
         assert_eq!((a.id.as_str(), a.failures), ("a", 2), "{a:?}");
-        assert_eq!(a.last_error, Some("connection_reset"));
+        assert_eq!(a.last_error.as_deref(), Some("connection_reset"));
         assert_eq!(a.version.as_deref(), Some("v2"));
     }
 

@@ -1,5 +1,6 @@
 //! Generates the Kotlin enums of the core's wire vocabularies (`AttemptOutcome`,
-//! `RouteReason`, `WsDropCause`, `PrivateDnsMode`, `RolloutMode`, `ConnectFailureKind`) and the list of
+//! `RouteReason`, `WsDropCause`, `PrivateDnsMode`, `RolloutMode`, `BreakerState`, `ConfigSource`,
+//! `HttpDnsBypass`, `ConnectFailureKind`) and the list of
 //! idempotency-key header names (`IdempotencyKeys`) the interceptor hands to the core.
 //!
 //! The build runs the `kotlin-vocabulary` binary next to `uniffi-bindgen`, into the same
@@ -21,7 +22,7 @@ struct KotlinEnum {
     doc: &'static str,
 }
 
-const ENUMS: [KotlinEnum; 6] = [
+const ENUMS: [KotlinEnum; 9] = [
     KotlinEnum {
         kind: "outcome",
         package: "dev.linekit",
@@ -56,6 +57,27 @@ const ENUMS: [KotlinEnum; 6] = [
         name: "RolloutMode",
         visibility: "public",
         doc: "How much of Linekit a business line gets on this install (its `rollout`).",
+    },
+    KotlinEnum {
+        kind: "breaker",
+        package: "dev.linekit",
+        name: "BreakerState",
+        visibility: "public",
+        doc: "The state of a line's circuit breaker, as [LineKit.state] reports it.",
+    },
+    KotlinEnum {
+        kind: "config_source",
+        package: "dev.linekit",
+        name: "ConfigSource",
+        visibility: "public",
+        doc: "A level of the config fallback chain: where the config in force came from.",
+    },
+    KotlinEnum {
+        kind: "httpdns_bypass",
+        package: "dev.linekit",
+        name: "HttpDnsBypass",
+        visibility: "public",
+        doc: "Why HTTPDNS is bypassed on a network (the platform resolver answers instead).",
     },
     KotlinEnum {
         kind: "connect_error",

@@ -2,12 +2,13 @@
 //!
 //! Two doors lead into the same [`linekit_core::engine::LineKit`], one per kind of call:
 //!
-//! - **UniFFI (control plane)** — [`NativeLineKit`]: build, config updates, network
-//!   changes, state, downgrade, detect, WebSocket lifecycle events and shutdown, plus the
-//!   foreign [`TraceSink`] and [`HttpTransport`] callbacks. Generated Kotlin lives in
-//!   package `dev.linekit.ffi` (see `uniffi.toml`); it is produced by the build in library
-//!   mode and never committed. UniFFI catches panics on its own calls and turns them into
-//!   exceptions.
+//! - **UniFFI (control plane)** — [`start_engine`] builds a [`NativeLineKit`] (or returns
+//!   every problem of an invalid app config, [`Startup`]), whose methods are config
+//!   updates, network changes, state, downgrade, detect, WebSocket lifecycle events and
+//!   shutdown, plus the foreign [`TraceSink`] and [`HttpTransport`] callbacks. Generated
+//!   Kotlin lives in package `dev.linekit.ffi` (see `uniffi.toml`); it is produced by the
+//!   build in library mode and never committed. UniFFI catches panics on its own calls and
+//!   turns them into exceptions.
 //! - **JNI (data plane)** — [`fast`] (`route`, `report`) and [`fast_dns`] (`lookup`,
 //!   connect results) export `Java_dev_linekit_internal_*` for the calls made on every
 //!   request or new connection. They are the only path for those calls: a UniFFI call
@@ -50,6 +51,7 @@ pub mod record_layout;
 mod records;
 mod remote;
 mod sink;
+mod startup;
 #[cfg(feature = "jni-test-hooks")]
 mod test_hooks;
 mod transport;
@@ -60,8 +62,8 @@ pub use dns::pack_lookup;
 pub use error::LineKitError;
 pub use native::NativeLineKit;
 pub use records::{ConfigUpdate, NetworkInfo};
-pub use remote::{app_config_errors, ConfigFieldError};
 pub use sink::TraceSink;
+pub use startup::{start_engine, ConfigFieldError, Startup};
 pub use transport::{
     HttpHeader, HttpTransport, TransportCompletion, TransportOutcome, TransportRequest,
 };

@@ -8,10 +8,8 @@
 
 use crate::error::LineKitError;
 use crate::records::{ConfigUpdate, NetworkInfo};
-use crate::sink::{ForeignSink, TraceSink};
-use crate::transport::{ForeignTransport, HttpTransport};
 use arc_swap::ArcSwapOption;
-use linekit_core::engine::{LineKit, LineKitBuilder};
+use linekit_core::engine::{EngineState, LineKit};
 use std::sync::Arc;
 
 /// One Linekit engine, as seen from Kotlin (`dev.linekit.ffi.NativeLineKit`).
@@ -33,55 +31,16 @@ impl NativeLineKit {
     }
 }
 
+impl NativeLineKit {
+    /// Builds an engine from a plain JSON config, falling back on an invalid one (the tests
+    /// use this; Kotlin calls [`crate::start_engine`]).
+    pub fn from_json(config_json: String) -> Result<Arc<Self>, LineKitError> {
+        crate::start_engine(Some(config_json), None, None, None, None, None, true, false)?.into_kit()
+    }
+}
+
 #[uniffi::export]
 impl NativeLineKit {
-    /// Builds an engine from a plain JSON config and/or a sealed config (base64 text and
-    /// its 32-byte key), with an optional storage directory, trace sink and transport
-    /// (without a transport the engine never probes nor queries HTTPDNS). With
-    /// `require_consent` the engine sends nothing of its own until
-    /// [`NativeLineKit::grant_consent`].
-    #[uniffi::constructor]
-    pub fn new(
-        config_json: Option<String>,
-        sealed_config: Option<String>,
-        sealed_key: Option<Vec<u8>>,
-        storage_dir: Option<String>,
-        trace_sink: Option<Box<dyn TraceSink>>,
-        transport: Option<Box<dyn HttpTransport>>,
-        require_consent: bool,
-    ) -> Result<Arc<Self>, LineKitError> {
-        init_logging();
-        let mut b = LineKitBuilder::new().require_consent(require_consent);
-        if let Some(json) = config_json {
-            b = b.config_json(json);
-        }
-        match (sealed_config, sealed_key) {
-            (Some(text), Some(key)) => b = b.sealed_config(text, key),
-            (None, None) => {}
-            _ => {
-                return Err(LineKitError::InvalidArgument(
-                    "a sealed config needs both the sealed text and its key".to_string(),
-                ))
-            }
-        }
-        if let Some(dir) = storage_dir {
-            b = b.storage_dir(dir);
-        }
-        if let Some(sink) = trace_sink {
-            b = b.trace_sink(Arc::new(ForeignSink(sink)));
-        }
-        if let Some(transport) = transport {
-            b = b.transport(Arc::new(ForeignTransport(transport)));
-        }
-        Ok(Arc::new(NativeLineKit::from_engine(b.build()?)))
-    }
-
-    /// Builds an engine from a plain JSON config.
-    #[uniffi::constructor]
-    pub fn from_json(config_json: String) -> Result<Arc<Self>, LineKitError> {
-        NativeLineKit::new(Some(config_json), None, None, None, None, None, false)
-    }
-
     /// Offers a remote config (JSON); applies only if valid and newer.
     pub fn update_config(&self, json: String) -> Result<ConfigUpdate, LineKitError> {
         Ok(self.engine()?.update_config(&json).into())
@@ -99,8 +58,13 @@ impl NativeLineKit {
         Ok(())
     }
 
-    /// The engine's state as JSON (`version`, `downgrade`, `source`, `network`, `pools`).
-    pub fn state(&self) -> Result<String, LineKitError> {
+    /// The engine's state: the core's [`EngineState`], typed.
+    pub fn state(&self) -> Result<EngineState, LineKitError> {
+        Ok(self.engine()?.state())
+    }
+
+    /// The engine's state as JSON: the same value's JSON form.
+    pub fn state_json(&self) -> Result<String, LineKitError> {
         Ok(self.engine()?.state_json())
     }
 
@@ -125,18 +89,6 @@ impl NativeLineKit {
     }
 }
 
-#[cfg(target_os = "android")]
-fn init_logging() {
-    android_logger::init_once(
-        android_logger::Config::default()
-            .with_max_level(log::LevelFilter::Info)
-            .with_tag("Linekit"),
-    );
-}
-
-#[cfg(not(target_os = "android"))]
-fn init_logging() {}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,16 +98,12 @@ mod tests {
         "http":[{"id":"a","url":"http://127.0.0.1:1"},{"id":"b","url":"http://127.0.0.1:2"}]}}}"#;
 
     #[test]
-    fn bad_config_falls_back_and_half_a_sealed_config_is_an_error() {
+    fn a_bad_config_falls_back() {
         // The core's source chain skips a bad level down to the hard-coded line.
         let kit = NativeLineKit::from_json("{not json".into()).expect("falls back");
         let state: serde_json::Value =
-            serde_json::from_str(&kit.state().expect("open")).expect("json");
+            serde_json::from_str(&kit.state_json().expect("open")).expect("json");
         assert_ne!(state["source"], "remote", "{state}");
-        assert!(matches!(
-            NativeLineKit::new(None, Some("abc".into()), None, None, None, None, false),
-            Err(LineKitError::InvalidArgument(_))
-        ));
     }
 
     #[test]
@@ -182,7 +130,7 @@ mod tests {
         })
         .expect("open");
         let state: serde_json::Value =
-            serde_json::from_str(&kit.state().expect("open")).expect("json");
+            serde_json::from_str(&kit.state_json().expect("open")).expect("json");
         assert_eq!(state["downgrade"], true);
         assert_eq!(state["network"]["handle"], 42);
         assert_eq!(state["network"]["validated"], true);
@@ -195,6 +143,7 @@ mod tests {
         kit.shutdown();
         assert!(kit.is_shut_down());
         assert!(matches!(kit.state(), Err(LineKitError::Closed(_))));
+        assert!(matches!(kit.state_json(), Err(LineKitError::Closed(_))));
         assert!(matches!(kit.native_handle(), Err(LineKitError::Closed(_))));
         // The handle still owns a reference until released.
         // SAFETY: `handle` came from `native_handle` and is released exactly once here.

@@ -16,6 +16,12 @@
 //! [`TransportError`] (their UniFFI form is derived where they are declared); the request
 //! and the response are records of their own here because headers cross as name/value
 //! records, not tuples.
+//!
+//! Numbers cross as signed integers (`i64` ids and timeouts, an `i32` status): an app may
+//! implement [`HttpTransport`] in Java, which has no unsigned types (Kotlin's `ULong`
+//! would give the method a mangled name Java cannot implement). Request ids are the
+//! core's `u64` reinterpreted bit for bit ([`wire_id`]), so `start` and `cancel` name a
+//! request by the same number.
 
 use linekit_core::transport::{
     Completion, RequestKind, Transport, TransportError, TransportRequest as CoreRequest,
@@ -36,8 +42,8 @@ pub struct HttpHeader {
 /// One HTTP request the core wants performed.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
 pub struct TransportRequest {
-    /// Engine-assigned id (for `cancel`).
-    pub id: u64,
+    /// Engine-assigned id (for `cancel`): opaque, any `i64`.
+    pub id: i64,
     /// Probe, HTTPDNS query or config fetch.
     pub kind: RequestKind,
     /// HTTP method (`HEAD`, `GET`).
@@ -47,7 +53,7 @@ pub struct TransportRequest {
     /// Extra request headers.
     pub headers: Vec<HttpHeader>,
     /// The whole request (connect to last body byte) must finish within this many ms.
-    pub timeout_ms: u64,
+    pub timeout_ms: i64,
 }
 
 /// The result of one request.
@@ -55,8 +61,8 @@ pub struct TransportRequest {
 pub enum TransportOutcome {
     /// An HTTP response arrived (any status).
     Response {
-        /// Status code.
-        status: u16,
+        /// Status code (100..=999; anything else counts as a failed request).
+        status: i32,
         /// Body, at most 64 KiB — 256 KiB for [`RequestKind::Config`] (a longer one
         /// must be reported as `TooLarge`).
         body: Vec<u8>,
@@ -71,18 +77,29 @@ pub enum TransportOutcome {
     },
 }
 
+/// The id a request carries across the FFI: the core's id, bit for bit.
+pub(crate) fn wire_id(id: u64) -> i64 {
+    i64::from_ne_bytes(id.to_ne_bytes())
+}
+
 impl From<TransportOutcome> for TransportResult {
     fn from(o: TransportOutcome) -> Self {
         match o {
             TransportOutcome::Response { body, .. } if body.len() > MAX_CONFIG_BODY_BYTES => {
                 TransportResult::Failed(TransportError::TooLarge)
             }
+            TransportOutcome::Response { status, .. } if !(100..=999).contains(&status) => {
+                TransportResult::Failed(TransportError::Other(
+                    "the transport reported an impossible HTTP status".to_string(),
+                ))
+            }
             TransportOutcome::Response {
                 status,
                 body,
                 headers,
             } => TransportResult::Response {
-                status,
+                // In 100..=999, checked above.
+                status: u16::try_from(status).unwrap_or(u16::MAX),
                 body,
                 headers: headers
                     .into_iter()
@@ -98,8 +115,8 @@ impl From<TransportOutcome> for TransportResult {
 /// The longest body the core accepts from the transport for a request of `kind` (a longer
 /// one must be reported as `TooLarge`): the one limit both sides read.
 #[uniffi::export]
-pub fn transport_max_body_bytes(kind: RequestKind) -> u64 {
-    kind.max_body_bytes() as u64
+pub fn transport_max_body_bytes(kind: RequestKind) -> i64 {
+    i64::try_from(kind.max_body_bytes()).unwrap_or(i64::MAX)
 }
 
 /// Delivers the result of one request to the core. Thread-safe; the first `complete`
@@ -142,8 +159,8 @@ pub trait HttpTransport: Send + Sync {
     /// Starts `request` and returns at once; calls `completion.complete` once, later.
     fn start(&self, request: TransportRequest, completion: Arc<TransportCompletion>);
 
-    /// Best-effort cancellation of a started request.
-    fn cancel(&self, id: u64);
+    /// Best-effort cancellation of a started request (its [`TransportRequest::id`]).
+    fn cancel(&self, id: i64);
 }
 
 /// Adapts a foreign [`HttpTransport`] to the core's [`Transport`].
@@ -152,7 +169,7 @@ pub(crate) struct ForeignTransport(pub(crate) Box<dyn HttpTransport>);
 impl Transport for ForeignTransport {
     fn start(&self, request: CoreRequest, done: Completion) {
         let request = TransportRequest {
-            id: request.id,
+            id: wire_id(request.id),
             kind: request.kind,
             method: request.method,
             url: request.url,
@@ -161,7 +178,7 @@ impl Transport for ForeignTransport {
                 .into_iter()
                 .map(|(name, value)| HttpHeader { name, value })
                 .collect(),
-            timeout_ms: request.timeout_ms,
+            timeout_ms: i64::try_from(request.timeout_ms).unwrap_or(i64::MAX),
         };
         // The per-kind body limit (64 KiB, 256 KiB for config fetches), whatever the
         // foreign side read.
@@ -181,7 +198,7 @@ impl Transport for ForeignTransport {
     }
 
     fn cancel(&self, id: u64) {
-        let _ = catch_unwind(AssertUnwindSafe(|| self.0.cancel(id)));
+        let _ = catch_unwind(AssertUnwindSafe(|| self.0.cancel(wire_id(id))));
     }
 }
 
@@ -242,7 +259,7 @@ mod tests {
         fn start(&self, _: TransportRequest, _: Arc<TransportCompletion>) {
             panic!("boom");
         }
-        fn cancel(&self, _: u64) {
+        fn cancel(&self, _: i64) {
             panic!("boom");
         }
     }
@@ -282,7 +299,74 @@ mod tests {
                 }],
             });
         }
-        fn cancel(&self, _: u64) {}
+        fn cancel(&self, _: i64) {}
+    }
+
+    /// Records the ids and timeouts it is given.
+    struct Recording(Arc<Mutex<Vec<(String, i64)>>>);
+    impl HttpTransport for Recording {
+        fn start(&self, request: TransportRequest, _: Arc<TransportCompletion>) {
+            if let Ok(mut seen) = self.0.lock() {
+                seen.push(("start".into(), request.id));
+                seen.push(("timeout".into(), request.timeout_ms));
+            }
+        }
+        fn cancel(&self, id: i64) {
+            if let Ok(mut seen) = self.0.lock() {
+                seen.push(("cancel".into(), id));
+            }
+        }
+    }
+
+    #[test]
+    fn ids_cross_as_signed_numbers_and_cancel_names_the_started_request() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let t = ForeignTransport(Box::new(Recording(seen.clone())));
+        for id in [1, u64::MAX, 1 << 63] {
+            t.start(
+                CoreRequest {
+                    id,
+                    kind: RequestKind::Probe,
+                    method: "HEAD".into(),
+                    url: "http://127.0.0.1:1/line/ping".into(),
+                    headers: vec![],
+                    timeout_ms: u64::MAX,
+                },
+                Completion::new(|_| {}),
+            );
+            t.cancel(id);
+        }
+        let seen = seen.lock().map(|v| v.clone()).unwrap_or_default();
+        let ids = |what: &str| -> Vec<i64> {
+            seen.iter()
+                .filter(|(w, _)| w == what)
+                .map(|(_, v)| *v)
+                .collect()
+        };
+        assert_eq!(ids("start"), vec![1, -1, i64::MIN]);
+        assert_eq!(ids("cancel"), ids("start"));
+        assert_eq!(ids("timeout"), vec![i64::MAX; 3]);
+    }
+
+    #[test]
+    fn a_status_outside_http_is_a_failure() {
+        for status in [-1, 0, 99, 1000, i32::MAX] {
+            let r = TransportResult::from(TransportOutcome::Response {
+                status,
+                body: vec![],
+                headers: vec![],
+            });
+            assert!(
+                matches!(r, TransportResult::Failed(TransportError::Other(_))),
+                "{status}: {r:?}"
+            );
+        }
+        let ok = TransportResult::from(TransportOutcome::Response {
+            status: 204,
+            body: vec![],
+            headers: vec![],
+        });
+        assert!(matches!(ok, TransportResult::Response { status: 204, .. }));
     }
 
     fn fetch(kind: RequestKind, len: usize) -> TransportResult {

@@ -58,7 +58,7 @@ mod tests {
 
     fn ws_pool(kit: &NativeLineKit) -> Vec<serde_json::Value> {
         let state: serde_json::Value =
-            serde_json::from_str(&kit.state().expect("open")).expect("json");
+            serde_json::from_str(&kit.state_json().expect("open")).expect("json");
         state["pools"]["spot/ws"]
             .as_array()
             .expect("ws pool")

@@ -94,8 +94,12 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 pub use crate::line::router::{RouteDecision, RouteRequest, Topology, Would};
-pub use builder::LineKitBuilder;
+pub use builder::{BuildError, LineKitBuilder};
 pub use httpdns::DnsRecordState;
+pub use state::{
+    ConfigFetch, ConfigState, EngineState, HttpDnsState, NetworkView, ProviderBackoff,
+    SkippedSource,
+};
 
 mod builder;
 mod consent;
@@ -106,6 +110,7 @@ mod httpdns;
 mod lock_order;
 mod requests;
 mod routing;
+mod state;
 
 mod persist;
 pub use persist::FLUSH_DELAY_MS;
@@ -677,11 +682,9 @@ impl LineKit {
         self.inner.start_round_now()
     }
 
-    /// The `config` object of [`LineKit::state_json`]: `{source, version, expires_at,
-    /// expired, status ("ok" | "config_expired"), skipped: [{source, reason}],
-    /// fetch: [{url, last_outcome}]}`.
-    pub fn config_status(&self) -> serde_json::Value {
-        self.inner.config_state_json()
+    /// The config in force and the remote fetches (the `config` of [`LineKit::state`]).
+    pub fn config_status(&self) -> ConfigState {
+        self.inner.config_state()
     }
 
     /// Whether the config in force is past its `expires_at` (it still routes).
@@ -724,28 +727,39 @@ impl LineKit {
         out
     }
 
-    /// The engine's state as JSON: `{"version":N,"downgrade":b,"source":..,"network":{handle,
-    /// validated,vpn,private_dns,proxy,transport,httpdns_bypass},"rollout":{biz:mode},
-    /// "pools":{..},
-    /// "httpdns":{"records":[{host,addresses,provider,ttl_s,refresh_in_ms,expires_in_ms}],
-    /// "providers":[{id,backoff_ms}]}}` (no payloads).
-    pub fn state_json(&self) -> String {
-        serde_json::json!({
-            "version": self.config().version,
-            "downgrade": self.downgrade(),
-            "source": self.inner.remote.startup_source().as_str(),
-            "network": network_json(&self.network()),
-            "rollout": self.rollout_modes(),
-            "pools": self.pools(),
-            "httpdns": {
-                "records": self.dns_records(),
-                "providers": self.inner.provider_backoff().into_iter()
-                    .map(|(id, ms)| serde_json::json!({ "id": id, "backoff_ms": ms }))
-                    .collect::<Vec<_>>(),
+    /// The engine's state (see [`EngineState`]): config version and source, downgrade,
+    /// network, each business line's rollout mode, ranked pools, HTTPDNS records and back-off, the config's expiry and
+    /// fetches. No payloads.
+    pub fn state(&self) -> EngineState {
+        EngineState {
+            version: self.config().version,
+            downgrade: self.downgrade(),
+            source: self.inner.remote.startup_source().as_str().to_string(),
+            network: network_view(&self.network()),
+            rollout: self
+                .rollout_modes()
+                .into_iter()
+                .map(|(biz, mode)| (biz, mode.as_str().to_string()))
+                .collect(),
+            pools: self.pools().into_iter().collect(),
+            httpdns: HttpDnsState {
+                records: self.dns_records(),
+                providers: self
+                    .inner
+                    .provider_backoff()
+                    .into_iter()
+                    .map(|(id, backoff_ms)| ProviderBackoff { id, backoff_ms })
+                    .collect(),
             },
-            "config": self.inner.config_state_json(),
-        })
-        .to_string()
+            config: self.inner.config_state(),
+        }
+    }
+
+    /// [`LineKit::state`] as JSON: `{"config":{..},"downgrade":b,"httpdns":{"providers":
+    /// [..],"records":[..]},"network":{..},"pools":{"biz/protocol":[lines..]},"source":..,
+    /// "version":N}`, every object's keys sorted.
+    pub fn state_json(&self) -> String {
+        self.state().to_json()
     }
 
     /// Runs background tasks that are due (manual runtime mode); returns how many ran.
@@ -827,18 +841,18 @@ impl Inner {
     }
 }
 
-/// The `network` object of [`LineKit::state_json`]: what the platform last reported and
-/// why HTTPDNS is bypassed on it (`null` when it is used).
-fn network_json(network: &NetworkState) -> serde_json::Value {
-    serde_json::json!({
-        "handle": network.handle,
-        "validated": network.validated,
-        "vpn": network.vpn,
-        "private_dns": network.private_dns.as_str(),
-        "proxy": network.proxy,
-        "transport": network.transport,
-        "httpdns_bypass": crate::net::HttpDnsBypass::reason(network).map(|b| b.as_str()),
-    })
+/// The `network` of [`LineKit::state`]: what the platform last reported and why HTTPDNS
+/// is bypassed on it (`None` when it is used).
+fn network_view(network: &NetworkState) -> NetworkView {
+    NetworkView {
+        handle: network.handle,
+        validated: network.validated,
+        vpn: network.vpn,
+        private_dns: network.private_dns.as_str().to_string(),
+        proxy: network.proxy,
+        transport: network.transport.clone(),
+        httpdns_bypass: crate::net::HttpDnsBypass::reason(network).map(|b| b.as_str().to_string()),
+    }
 }
 
 fn route_event(req: &RouteRequest<'_>, d: &RouteDecision, now: u64, downgrade: bool) -> TraceEvent {

@@ -62,11 +62,13 @@ impl<T: Clone> HostPatterns<T> {
     }
 
     /// Whether any pattern matches `host`.
+    #[cfg(any(test, feature = "testing"))]
     pub fn matches(&self, host: &str) -> bool {
         self.get(host).is_some()
     }
 
     /// Whether the set is empty.
+    #[cfg(any(test, feature = "testing"))]
     pub fn is_empty(&self) -> bool {
         self.exact.is_empty() && self.suffixes.is_empty()
     }

@@ -22,36 +22,50 @@
 //! - [`runtime`]: the timer queue on the injectable clock that runs background work.
 //! - [`transport`]: the callback-based `Transport` for probes and HTTPDNS queries.
 //! - [`engine`]: the `LineKit` facade owning all of the above.
-//! - [`replay`]: drives the real engine from a JSON scenario in virtual time.
-//! - [`whatif`]: re-runs a recorded trace under another policy; compare and timeline.
 //!
 //! The core talks to the world through small traits only: [`clock::Clock`],
 //! [`trace::TraceSink`], [`transport::Transport`] and a storage directory, so every rule
-//! is testable in virtual time.
+//! is testable in virtual time. The developer tools (replay scenarios, what-if replays of
+//! traces, the HTML report, the `linekit` command) live in the `linekit-tools` crate, on
+//! this crate's public API.
 #![deny(missing_docs)]
+// Public docs may name internal modules and items (the design is explained where it
+// lives); `cargo doc --document-private-items` renders those links.
+#![allow(rustdoc::private_intra_doc_links)]
 
-#[cfg(feature = "cli")]
-pub mod cli;
+/// Declares a module outside the public API: crate-private, and public only with the
+/// `testing` feature, which the integration tests, benchmarks and fuzz targets turn on to
+/// reach the parts they check one by one. The bindings and the tools build without it, so
+/// whatever they use is declared `pub mod`.
+macro_rules! internal_mod {
+    ($(#[$attr:meta])* $name:ident) => {
+        $(#[$attr])*
+        #[cfg(feature = "testing")]
+        pub mod $name;
+        $(#[$attr])*
+        #[cfg(not(feature = "testing"))]
+        pub(crate) mod $name;
+    };
+}
+
 #[cfg(feature = "uniffi")]
 mod ffi;
 #[cfg(feature = "uniffi")]
 uniffi::setup_scaffolding!("linekit_core");
 pub mod clock;
 pub mod config;
-pub mod detect;
+internal_mod!(detect);
 pub mod diagnose;
 pub mod dns;
 pub mod engine;
 pub mod error;
-pub mod host_pattern;
+internal_mod!(host_pattern);
 pub mod line;
 pub mod net;
-pub mod replay;
-pub mod runtime;
+internal_mod!(runtime);
 pub mod store;
 pub mod trace;
 pub mod transport;
-pub mod whatif;
 pub mod wire;
 
 pub use clock::{Clock, ManualClock, SystemClock};

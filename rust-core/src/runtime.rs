@@ -123,6 +123,7 @@ impl Runtime {
     }
 
     /// Number of pending tasks.
+    #[cfg(any(test, feature = "testing"))]
     pub fn pending(&self) -> usize {
         self.shared.timers.lock().tasks.len()
     }

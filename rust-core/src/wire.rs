@@ -188,9 +188,10 @@ macro_rules! wire_enum {
 /// The tables of every wire enum that crosses into Kotlin, keyed by [`WireEnum::KIND`].
 pub fn kotlin_vocabularies() -> Vec<(&'static str, Table)> {
     use crate::config::RolloutMode;
+    use crate::config::source::ConfigSource;
     use crate::dns::ConnectError;
-    use crate::line::{CloseCause, Outcome};
-    use crate::net::PrivateDnsMode;
+    use crate::line::{BreakerState, CloseCause, Outcome};
+    use crate::net::{HttpDnsBypass, PrivateDnsMode};
     use crate::trace::Reason;
     vec![
         (Outcome::KIND, Outcome::table()),
@@ -199,6 +200,9 @@ pub fn kotlin_vocabularies() -> Vec<(&'static str, Table)> {
         (CloseCause::KIND, CloseCause::table()),
         (PrivateDnsMode::KIND, PrivateDnsMode::table()),
         (RolloutMode::KIND, RolloutMode::table()),
+        (BreakerState::KIND, BreakerState::table()),
+        (ConfigSource::KIND, ConfigSource::table()),
+        (HttpDnsBypass::KIND, HttpDnsBypass::table()),
     ]
 }
 

@@ -1,6 +1,7 @@
 //! The sticky routing path allocates exactly once: the final URL string
 //! (`docs/architecture.md#hot-path`).
-//! A counting global allocator wraps the system one for this test binary only.
+//! A counting global allocator wraps the system one for this test binary only (it counts
+//! every thread's allocations, so no other test may share the binary).
 
 use linekit_core::config::validate::parse_config;
 use linekit_core::engine::{LineKit, Report, RouteRequest};

@@ -1,7 +1,7 @@
 //! Replay scenarios: the parser, and for short scenarios the whole run on the real engine
 //! with the virtual clock and the scripted transport.
 
-use linekit_core::replay::{parse_scenario, run};
+use linekit_tools::replay::{parse_scenario, run};
 
 /// Longest virtual span that is also run (timers fire for every period up to the last
 /// step, so an enormous `at` would only measure the loop, not find bugs).

@@ -20,7 +20,7 @@
 use super::envelope::{Envelope, Rejection};
 use super::model::Config;
 use super::trust::{TrustConfig, TrustSet};
-use super::validate::parse_config;
+use super::validate::{decode_config, parse_config, parse_json};
 use crate::error::Error;
 use crate::trace::reason::ConfigReason;
 use serde_json::Value;
@@ -60,16 +60,18 @@ fn open_document(text: &str, trust: Option<&TrustConfig>) -> Result<Opened, Reje
             ),
         ));
     }
-    let value: Option<Value> = serde_json::from_str(text).ok();
+    // Parsed once: the value says whether the document is an envelope and, when it is a
+    // bare config, is what gets decoded.
+    let value = parse_json(text);
     let envelope = match &value {
-        Some(v) if Envelope::is_envelope(v) => Some(Envelope::parse(v)?),
+        Ok(v) if Envelope::is_envelope(v) => Some(Envelope::parse(v)?),
         _ => None,
     };
     let mut key_ids = Vec::new();
     if let Some(trust) = trust {
         match &envelope {
             Some(env) => key_ids = env.verify(&TrustSet::new(trust))?,
-            None if value.as_ref().is_some_and(Value::is_object) => {
+            None if value.as_ref().is_ok_and(Value::is_object) => {
                 return Err(Rejection::new(
                     ConfigReason::Unsigned,
                     "trust is configured: expected a signed envelope, found a bare config",
@@ -90,7 +92,7 @@ fn open_document(text: &str, trust: Option<&TrustConfig>) -> Result<Opened, Reje
             })?;
             parse_config(inner)
         }
-        None => parse_config(text),
+        None => value.and_then(|v| decode_config(&v)),
     }
     .map_err(invalid)?;
     Ok(Opened {
@@ -126,18 +128,75 @@ fn check_expiry(config: &Config, required: bool, wall_now_s: u64) -> Result<(), 
     }
 }
 
+/// What an offered document comes to (see [`check_offer`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// It passed every check.
+    Accepted(Box<Accepted>),
+    /// It is the config in force served again: verified, unexpired and of the current
+    /// version (a config server that is up to date, not one that rolls back). Still a
+    /// `not_newer` rejection for [`check_remote`].
+    InForce(Rejection),
+    /// It was refused.
+    Rejected(Rejection),
+}
+
 /// Checks a remote document (fetched or given to `update_config`) against the config in
 /// force at wall-clock second `wall_now_s`. See the module docs.
 pub fn check_remote(text: &str, current: &Config, wall_now_s: u64) -> Result<Accepted, Rejection> {
+    match check_offer(text, current, wall_now_s) {
+        Verdict::Accepted(accepted) => Ok(*accepted),
+        Verdict::InForce(r) | Verdict::Rejected(r) => Err(r),
+    }
+}
+
+/// [`check_remote`] that also tells a document of the version in force from other
+/// refusals, from the same single parse.
+pub fn check_offer(text: &str, current: &Config, wall_now_s: u64) -> Verdict {
+    let (config, key_ids, trusted) = match verified(text, current) {
+        Ok(v) => v,
+        Err(r) => return Verdict::Rejected(r),
+    };
+    let expiry = check_expiry(&config, trusted, wall_now_s);
+    let version = config.version;
+    if version <= current.version {
+        let r = Rejection::new(
+            ConfigReason::NotNewer,
+            format!(
+                "version {version} is not newer than current {}",
+                current.version
+            ),
+        );
+        // Version 0 is never in force as a served config: it is the hard-coded fallback's.
+        let in_force = version == current.version && version > 0 && expiry.is_ok();
+        return if in_force {
+            Verdict::InForce(r)
+        } else {
+            Verdict::Rejected(r)
+        };
+    }
+    match expiry {
+        Ok(()) => Verdict::Accepted(Box::new(Accepted { config, key_ids })),
+        Err(r) => Verdict::Rejected(r),
+    }
+}
+
+/// The document opened and its signatures checked under the current trust and, when it
+/// introduces or changes trust, under its own: the key ids to report and whether trust
+/// applies (so `expires_at` is required).
+fn verified(text: &str, current: &Config) -> Result<(Config, Vec<String>, bool), Rejection> {
     let current_trust = active(current.trust.as_ref());
-    let opened = open_document(text, current_trust)?;
-    let mut key_ids = opened.key_ids;
-    let new_trust = active(opened.config.trust.as_ref());
+    let Opened {
+        config,
+        envelope,
+        mut key_ids,
+    } = open_document(text, current_trust)?;
+    let new_trust = active(config.trust.as_ref());
     if let Some(trust) = new_trust.filter(|t| Some(*t) != current_trust) {
         // Introducing or changing trust: the document must also be signed by the keys it
         // trusts (as a rotated TUF root is), so it verifies under its own trust on every
         // later start, however many rotations ago the app's own config was shipped.
-        let env = opened.envelope.as_ref().ok_or_else(|| {
+        let env = envelope.as_ref().ok_or_else(|| {
             Rejection::new(
                 ConfigReason::Unsigned,
                 "a config that introduces trust must be a signed envelope",
@@ -153,24 +212,8 @@ pub fn check_remote(text: &str, current: &Config, wall_now_s: u64) -> Result<Acc
             key_ids = by_new;
         }
     }
-    if opened.config.version <= current.version {
-        return Err(Rejection::new(
-            ConfigReason::NotNewer,
-            format!(
-                "version {} is not newer than current {}",
-                opened.config.version, current.version
-            ),
-        ));
-    }
-    check_expiry(
-        &opened.config,
-        current_trust.is_some() || new_trust.is_some(),
-        wall_now_s,
-    )?;
-    Ok(Accepted {
-        config: opened.config,
-        key_ids,
-    })
+    let trusted = current_trust.is_some() || new_trust.is_some();
+    Ok((config, key_ids, trusted))
 }
 
 /// Verifies an envelope under `trust` (no version rule): what `linekit config verify`

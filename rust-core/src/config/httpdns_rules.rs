@@ -3,7 +3,7 @@
 
 use super::model::{HttpDnsConfig, ProviderConfig};
 use super::provider_auth::{ProviderAuth, MAX_SIGN_VALIDITY_S};
-use super::rules::{is_valid_host, is_valid_host_pattern, Findings};
+use super::rules::{is_valid_host, is_valid_host_pattern, quoted_key, Findings};
 use crate::dns::providers::auth::{AES_KEY_LEN, DES_KEY_LEN};
 use std::net::IpAddr;
 
@@ -106,7 +106,7 @@ pub(crate) fn serve_stale_and_bootstrap(h: &HttpDnsConfig, f: &mut Findings) {
         }
     }
     for (host, addrs) in &h.bootstrap {
-        let path = format!("httpdns.bootstrap[{}]", quoted(host));
+        let path = format!("httpdns.bootstrap{}", quoted_key(host));
         if host.starts_with('*') || !is_valid_host(host) {
             f.rule(&path, "not a valid host name");
         }
@@ -119,10 +119,4 @@ pub(crate) fn serve_stale_and_bootstrap(h: &HttpDnsConfig, f: &mut Findings) {
             }
         }
     }
-}
-
-/// A host name as a path step: JSON-quoted and truncated.
-fn quoted(host: &str) -> String {
-    let short: String = host.chars().take(64).collect();
-    serde_json::Value::String(short).to_string()
 }

@@ -3,14 +3,15 @@
 //! line) and sealing of the shipped asset with AES-256-GCM.
 
 pub mod accept;
+mod decode;
 pub mod envelope;
 mod httpdns_rules;
 pub mod model;
-pub mod provider_auth;
-pub mod remote;
+internal_mod!(provider_auth);
+internal_mod!(remote);
 mod rules;
 pub mod seal;
-pub mod source;
+internal_mod!(source);
 pub mod trust;
 pub mod validate;
 
@@ -23,7 +24,7 @@ pub use model::{
 pub use rules::{is_valid_biz_name, is_valid_host, is_valid_host_pattern, MAX_REPORTED_ERRORS};
 pub use seal::{open, parse_key_hex, seal};
 pub use source::{
-    app_config_errors, check_update, resolve, resolve_at, ConfigSource, ConfigSources,
-    LastGoodStore, Resolved,
+    check_update, resolve, resolve_at, AppConfigErrors, ConfigSource, ConfigSources, LastGoodStore,
+    Resolved,
 };
 pub use validate::{parse_config, parse_config_with_warnings, validate, MAX_CONFIG_BYTES};

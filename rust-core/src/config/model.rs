@@ -5,19 +5,27 @@
 //! `Default` by `SmartDefault`); a field without one defaults to empty or zero. The same
 //! `Default` fills fields a document leaves out (`#[serde(default)]`) and the defaults of
 //! the generated schema.
+//!
+//! Each type is read three ways from this one declaration: serde's `Deserialize`, the
+//! generated JSON Schema (schemars) and the lenient decoder that validation runs
+//! (`#[derive(Decode)]`, see [`super::decode`]), which follows the same serde attributes;
+//! its own `#[decode(...)]` attributes add only what validation asks beyond serde (a field
+//! required although serde defaults it, a list or map that must not be empty).
 
+use super::decode::Decode;
 use super::provider_auth::ProviderAuth;
 use serde::{Deserialize, Serialize};
 use smart_default::SmartDefault;
 use std::collections::BTreeMap;
 
 /// A whole Linekit configuration.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, Decode)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(feature = "schema", schemars(title = "Linekit config"))]
 #[serde(default)]
 pub struct Config {
     /// Monotonically increasing version; a remote config applies only if newer.
+    #[decode(required)]
     pub version: u64,
     /// Kill switch: every business line uses its first line by priority.
     pub downgrade: bool,
@@ -26,6 +34,11 @@ pub struct Config {
     /// Tunables shared by every business line.
     pub thresholds: Thresholds,
     /// Business lines by name.
+    #[decode(
+        required,
+        non_empty = "must name at least one business line",
+        key = "super::rules::biz_key"
+    )]
     pub biz_lines: BTreeMap<String, BizLine>,
     /// Domain convergence rules.
     pub merge_hosts: Vec<MergeHost>,
@@ -48,7 +61,7 @@ pub struct Config {
 }
 
 /// Timing and counting thresholds (milliseconds unless named otherwise).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, SmartDefault)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, SmartDefault, Decode)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct Thresholds {
@@ -127,7 +140,7 @@ pub struct Thresholds {
 }
 
 /// One business line: which logical hosts it owns and its pools per protocol.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, SmartDefault)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, SmartDefault, Decode)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct BizLine {
@@ -148,8 +161,10 @@ pub struct BizLine {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detect_expect_length: Option<u64>,
     /// HTTP lines.
+    #[decode(non_empty = EMPTY_POOL)]
     pub http: Vec<LineConfig>,
     /// WebSocket lines.
+    #[decode(non_empty = EMPTY_POOL)]
     pub ws: Vec<LineConfig>,
     /// Response header carrying the deployment fingerprint of the line that answered
     /// (e.g. `X-Deployment-Version`); `None` turns the version guard off.
@@ -165,7 +180,7 @@ pub struct BizLine {
 
 crate::wire_enum! {
     /// How much of Linekit a business line gets on an install.
-    #[derive(Serialize, Deserialize)]
+    #[derive(Serialize, Deserialize, Decode)]
     #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
     #[serde(rename_all = "lowercase")]
     pub enum RolloutMode: "rollout mode", default = On, listing = Or {
@@ -181,7 +196,7 @@ crate::wire_enum! {
 
 /// A staged rollout: `percent` of installs (by the stable per-install bucket) get `mode`,
 /// the others get `others`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, SmartDefault)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, SmartDefault, Decode)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct Rollout {
@@ -197,9 +212,12 @@ pub struct Rollout {
     pub others: RolloutMode,
 }
 
+/// The finding of a pool given as an empty list.
+const EMPTY_POOL: &str = "empty pool: list at least one line or omit the field";
+
 /// What the version guard does with lines whose deployment fingerprint differs from the
 /// business line's reference (see [`crate::line::version`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, Decode)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum VersionPolicy {
@@ -222,7 +240,7 @@ impl VersionPolicy {
 }
 
 /// One CDN line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Decode)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LineConfig {
     /// Stable identifier, unique within the business line.
@@ -231,6 +249,7 @@ pub struct LineConfig {
     pub url: String,
     /// Lower is preferred; defaults to the position in the list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[decode(nullable)]
     pub priority: Option<u32>,
     /// Relative preference among healthy lines (default 100).
     #[serde(default = "default_weight")]
@@ -243,7 +262,7 @@ pub(crate) fn default_weight() -> u32 {
 }
 
 /// A legacy host converged onto a business line with a path prefix.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Decode)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MergeHost {
     /// The legacy host, e.g. `image.example.com`.
@@ -264,7 +283,7 @@ pub(crate) fn default_rate() -> f64 {
 }
 
 /// HTTPDNS settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, SmartDefault)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, SmartDefault, Decode)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct HttpDnsConfig {
@@ -297,19 +316,22 @@ pub struct HttpDnsConfig {
 }
 
 /// `httpdns.serve_stale`: hosts whose owner agreed to expired answers being served.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, Decode)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct ServeStaleConfig {
     /// Hosts (exact or `*.suffix`).
+    #[decode(required)]
     pub hosts: Vec<String>,
     /// How long past `expires_at` a record may still be served, in seconds.
+    #[decode(required)]
     pub max_stale_s: u64,
 }
 
 /// One HTTPDNS provider endpoint.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Decode)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[decode(unsupported = "super::validate::unsupported_provider")]
 pub struct ProviderConfig {
     /// Identifier used in traces and back-off bookkeeping.
     pub id: String,
@@ -323,7 +345,7 @@ pub struct ProviderConfig {
 }
 
 /// Trace settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, SmartDefault)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, SmartDefault, Decode)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct TraceConfig {

@@ -13,6 +13,7 @@
 //! prints `Secret(..)`, and nothing else in the engine formats them: request signing and
 //! encryption happen in `dns::providers::auth`, whose errors name the problem only.
 
+use super::decode::Decode;
 use crate::dns::providers::ProviderFormat;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -34,11 +35,16 @@ crate::wire_enum! {
 /// Default `validity_s` of an Alibaba signature.
 pub const DEFAULT_SIGN_VALIDITY_S: u64 = 600;
 
+/// The `validity_s` of an `aliyun-sign` auth that names none.
+fn default_sign_validity_s() -> u64 {
+    DEFAULT_SIGN_VALIDITY_S
+}
+
 /// Longest accepted `validity_s` (a day).
 pub const MAX_SIGN_VALIDITY_S: u64 = 86_400;
 
 /// A key, secret or token: serializes as the plain string, never shown by `Debug`.
-#[derive(Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Default, Serialize, Deserialize, Decode)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct Secret(String);
@@ -70,20 +76,23 @@ impl fmt::Debug for Secret {
 ///
 /// Serialized through the flat [`AuthFields`] (`kind` plus the fields of every kind)
 /// rather than serde's internally tagged enums, whose buffering machinery costs ~14 KB of
-/// the stripped `.so` (measured).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// the stripped `.so` (measured). The lenient decoder reads it directly: `kind` names the
+/// variant ([`AuthKind`]), the variant's fields sit beside it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Decode)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(
     feature = "schema",
     schemars(description = "Request signing or encryption: `kind` and the fields that kind uses.")
 )]
 #[serde(try_from = "AuthFields", into = "AuthFields")]
+#[decode(tag = "kind", kinds = "AuthKind")]
 pub enum ProviderAuth {
     /// Alibaba Cloud signed requests: `sign_d` / `sign_resolve` with `t` and `s`.
     AliyunSign {
         /// The account's signing secret.
         secret: Secret,
         /// How long a signature stays valid, in seconds.
+        #[decode(default = "default_sign_validity_s")]
         validity_s: u64,
     },
     /// Tencent DNSPod with a DES-encrypted `dn` and answer.
@@ -139,7 +148,7 @@ impl TryFrom<AuthFields> for ProviderAuth {
         Ok(match kind {
             AuthKind::AliyunSign => ProviderAuth::AliyunSign {
                 secret: need(f.secret, "secret")?,
-                validity_s: f.validity_s.unwrap_or(DEFAULT_SIGN_VALIDITY_S),
+                validity_s: f.validity_s.unwrap_or_else(default_sign_validity_s),
             },
             AuthKind::DnspodDes => ProviderAuth::DnspodDes {
                 id: f.id.ok_or("missing id")?,

@@ -5,6 +5,7 @@
 //! spreads its fetches), and on demand. The section's rules live here so every field of it
 //! has one place that says what is valid.
 
+use super::decode::Decode;
 use super::rules::{provider_url, Findings};
 use serde::{Deserialize, Serialize};
 use smart_default::SmartDefault;
@@ -15,7 +16,7 @@ pub const MIN_INTERVAL_S: u64 = 60;
 pub const MAX_URLS: usize = 8;
 
 /// Where and how often the remote config is fetched.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, SmartDefault)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, SmartDefault, Decode)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct RemoteConfig {
@@ -32,7 +33,7 @@ pub struct RemoteConfig {
     pub timeout_ms: u64,
 }
 
-/// The semantic rules of `remote` (shapes were checked by the JSON walk).
+/// The semantic rules of `remote` (shapes were checked by the decoder).
 pub(crate) fn check(remote: &RemoteConfig, allow_cleartext: bool, f: &mut Findings) {
     if remote.urls.is_empty() && !f.dirty("remote.urls") {
         f.rule("remote.urls", "list at least one URL or omit `remote`");

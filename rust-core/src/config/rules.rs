@@ -2,7 +2,7 @@
 //! by [`super::validate::parse_config`] (JSON documents) and [`super::validate::validate`]
 //! (configs built in code).
 //!
-//! Errors are collected in [`Findings`]. When the JSON walk found a *structural* problem at a
+//! Errors are collected in [`Findings`]. When the decoder found a *structural* problem at a
 //! path (wrong type, missing field, …) it *taints* that path and substitutes a placeholder
 //! value; rules then stay silent at and below tainted paths, so one mistake is reported
 //! once and placeholders never produce invented follow-up errors.
@@ -133,13 +133,23 @@ fn ancestors(path: &str) -> impl Iterator<Item = &str> {
 /// The path of business line `name`: `biz_lines.spot`, or `biz_lines["Odd Name"]` (JSON
 /// quoted, truncated) for names that are not plain identifiers.
 pub(crate) fn biz_path(name: &str) -> String {
+    format!("biz_lines{}", biz_key(name))
+}
+
+/// The step of [`biz_path`] below `biz_lines`: `.spot`, or [`quoted_key`].
+pub(crate) fn biz_key(name: &str) -> String {
     if is_valid_biz_name(name) {
-        format!("biz_lines.{name}")
+        format!(".{name}")
     } else {
-        let shown: String = name.chars().take(64).collect();
-        let quoted = serde_json::Value::String(shown).to_string();
-        format!("biz_lines[{quoted}]")
+        quoted_key(name)
     }
+}
+
+/// The path step of a map entry: `["name"]`, the name JSON-quoted and cut to 64 characters.
+/// The decoder and the rules both name entries with it, so a rule finds its entry covered.
+pub(crate) fn quoted_key(name: &str) -> String {
+    let shown: String = name.chars().take(64).collect();
+    format!("[{}]", serde_json::Value::String(shown))
 }
 
 /// Business line names: non-empty `[a-z0-9_-]+`.

@@ -8,6 +8,11 @@
 //! remote config older than a valid last good one is skipped (a stale CDN copy or a
 //! rollback), so a restart never downgrades the config.
 //!
+//! [`resolve`] also lists the validation problems of the app's own levels (the remote text
+//! as given at build time and the sealed asset once opened), each checked on its own
+//! whether or not it would be used: what fails a strict start-up. They come from the same
+//! parse that picks the level, so start-up validates each document once.
+//!
 //! After start-up, [`check_update`] decides whether a newly fetched remote config applies:
 //! only a strictly higher `version` does.
 //!
@@ -19,32 +24,22 @@ use super::accept::open_persisted;
 use super::model::{BizLine, Config, LineConfig};
 use super::seal::open;
 use super::validate::{parse_config, validate, MAX_CONFIG_BYTES};
-use crate::error::{Error, Result};
+use crate::error::{Error, FieldError, Result};
 use crate::store::{atomic_write, decode_checked, encode_checked, read_limited};
 use std::path::{Path, PathBuf};
 
-/// One level of the source chain.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ConfigSource {
-    /// A config fetched from the config server.
-    Remote,
-    /// The last remote config that was applied, persisted on disk.
-    LastGood,
-    /// The sealed default config shipped in the app.
-    Sealed,
-    /// The config built in code by the app (always valid).
-    HardCoded,
-}
-
-impl ConfigSource {
-    /// Stable lower-case name for logs and traces.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ConfigSource::Remote => "remote",
-            ConfigSource::LastGood => "last_good",
-            ConfigSource::Sealed => "sealed",
-            ConfigSource::HardCoded => "hard_coded",
-        }
+crate::wire_enum! {
+    /// One level of the source chain (its wire name is the one logs, traces and the
+    /// engine's state use).
+    pub enum ConfigSource: "config_source" {
+        /// A config fetched from the config server.
+        Remote = "remote",
+        /// The last remote config that was applied, persisted on disk.
+        LastGood = "last_good",
+        /// The sealed default config shipped in the app.
+        Sealed = "sealed",
+        /// The config built in code by the app (always valid).
+        HardCoded = "hard_coded",
     }
 }
 
@@ -70,7 +65,15 @@ pub struct Resolved {
     pub source: ConfigSource,
     /// Levels that were present but unusable, in order, with the reason.
     pub skipped: Vec<(ConfigSource, Error)>,
+    /// The validation problems of the app's own levels, whichever level won.
+    pub app_errors: AppConfigErrors,
 }
+
+/// Every validation problem of the app's own config levels: `remote` as given at build
+/// time and the sealed asset once opened, in that order, each with its problems. A sealed
+/// asset that does not open (wrong key, tampered) is not listed: it falls back like a
+/// missing one, with the reason in [`Resolved::skipped`].
+pub type AppConfigErrors = Vec<(ConfigSource, Vec<FieldError>)>;
 
 /// Picks the first usable level; see the module docs. No wall clock: persisted configs
 /// are not checked for expiry (see [`resolve_at`]).
@@ -96,6 +99,16 @@ pub fn resolve_at(sources: &ConfigSources, wall_now_s: Option<u64>) -> Resolved 
             _ => None,
         })
         .flatten();
+    let app_errors = [
+        (ConfigSource::Remote, &remote),
+        (ConfigSource::Sealed, &sealed),
+    ]
+    .into_iter()
+    .filter_map(|(source, level)| match level {
+        Some(Err(Error::InvalidConfig(errors))) => Some((source, errors.clone())),
+        _ => None,
+    })
+    .collect();
     let last_good = sources.last_good.as_deref().map(|text| {
         open_persisted(text, anchor.as_ref(), wall_now_s.unwrap_or(0))
             .map_err(|r| Error::ConfigRejected(r.to_string()))
@@ -109,21 +122,26 @@ pub fn resolve_at(sources: &ConfigSources, wall_now_s: Option<u64>) -> Resolved 
             _ => Ok(c),
         });
         match remote {
-            Ok(config) => return resolved(config, ConfigSource::Remote, skipped),
+            Ok(config) => return resolved(config, ConfigSource::Remote, skipped, app_errors),
             Err(e) => skipped.push((ConfigSource::Remote, e)),
         }
     }
     match last_good {
-        Some(Ok(config)) => return resolved(config, ConfigSource::LastGood, skipped),
+        Some(Ok(config)) => return resolved(config, ConfigSource::LastGood, skipped, app_errors),
         Some(Err(e)) => skipped.push((ConfigSource::LastGood, e)),
         None => {}
     }
     match sealed {
-        Some(Ok(config)) => return resolved(config, ConfigSource::Sealed, skipped),
+        Some(Ok(config)) => return resolved(config, ConfigSource::Sealed, skipped, app_errors),
         Some(Err(e)) => skipped.push((ConfigSource::Sealed, e)),
         None => {}
     }
-    resolved(sources.hard_coded.clone(), ConfigSource::HardCoded, skipped)
+    resolved(
+        sources.hard_coded.clone(),
+        ConfigSource::HardCoded,
+        skipped,
+        app_errors,
+    )
 }
 
 fn open_sealed(text: &str, key: &[u8]) -> Result<Config> {
@@ -134,29 +152,17 @@ fn open_sealed(text: &str, key: &[u8]) -> Result<Config> {
     })
 }
 
-/// The validation errors of the app's own config levels (`remote` as given at build time
-/// and the sealed asset once opened), each checked on its own whether or not it would be
-/// used: what makes `build` fail unless the app asked to fall back. A sealed asset that
-/// does not open (wrong key, tampered) is not listed: it falls back like a missing one,
-/// with the reason in the state's `config.skipped`.
-pub fn app_config_errors(sources: &ConfigSources) -> Vec<(ConfigSource, Error)> {
-    let mut errors = Vec::new();
-    if let Some(Err(e)) = sources.remote.as_deref().map(parse_config) {
-        errors.push((ConfigSource::Remote, e));
-    }
-    if let Some(Err(e @ Error::InvalidConfig(_))) =
-        sources.sealed.as_ref().map(|(t, k)| open_sealed(t, k))
-    {
-        errors.push((ConfigSource::Sealed, e));
-    }
-    errors
-}
-
-fn resolved(config: Config, source: ConfigSource, skipped: Vec<(ConfigSource, Error)>) -> Resolved {
+fn resolved(
+    config: Config,
+    source: ConfigSource,
+    skipped: Vec<(ConfigSource, Error)>,
+    app_errors: AppConfigErrors,
+) -> Resolved {
     Resolved {
         config,
         source,
         skipped,
+        app_errors,
     }
 }
 

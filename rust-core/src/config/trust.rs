@@ -7,6 +7,7 @@
 //! ones. [`TrustSet`] is the decoded form used to verify envelopes; it counts signatures by
 //! *distinct key id*, so one key signing twice never meets a threshold of two.
 
+use super::decode::Decode;
 use super::rules::Findings;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
@@ -19,7 +20,7 @@ use std::collections::BTreeMap;
 pub const MAX_KEYS: usize = 16;
 
 /// The keys remote configs must be signed with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, SmartDefault)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, SmartDefault, Decode)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct TrustConfig {
@@ -31,7 +32,7 @@ pub struct TrustConfig {
 }
 
 /// One trusted public key.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Decode)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TrustKey {
     /// Key id named by signatures (`key_id`).

@@ -45,6 +45,7 @@ impl ProbeBudget {
     }
 
     /// Whole tokens available now.
+    #[cfg(any(test, feature = "testing"))]
     pub fn available(&mut self, now_ms: u64) -> u32 {
         self.refill(now_ms);
         (self.units / UNIT) as u32

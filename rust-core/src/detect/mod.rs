@@ -28,7 +28,7 @@
 //!
 //! All randomness comes from a seeded generator so replay output is reproducible.
 
-pub mod budget;
+internal_mod!(budget);
 
 pub use budget::ProbeBudget;
 
@@ -164,6 +164,7 @@ impl DetectScheduler {
     /// Decides what to do about `trigger` for business line `biz` at `now_ms`. A
     /// `StartAt` plan marks the business line as scheduled: call [`Self::begin`] with its
     /// token when the time comes (or [`Self::abandon`] if it cannot run).
+    #[cfg(any(test, feature = "testing"))]
     pub fn request(&mut self, biz: &Arc<str>, trigger: Trigger, now_ms: u64) -> Plan {
         self.request_as(biz, trigger, trigger.is_urgent(), now_ms)
     }
@@ -279,6 +280,7 @@ impl DetectScheduler {
     }
 
     /// Whether a detect of `biz` is scheduled or running.
+    #[cfg(any(test, feature = "testing"))]
     pub fn busy(&self, biz: &str) -> bool {
         self.biz
             .get(biz)
@@ -286,6 +288,7 @@ impl DetectScheduler {
     }
 
     /// Budget tokens available now.
+    #[cfg(any(test, feature = "testing"))]
     pub fn budget_available(&mut self, now_ms: u64) -> u32 {
         self.budget.available(now_ms)
     }

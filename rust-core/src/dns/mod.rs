@@ -14,17 +14,17 @@
 //! [`bootstrap`] holds the app's built-in last-resort addresses; [`connect_rank`] orders
 //! each family by smoothed connect time.
 
-pub mod backoff;
-pub mod bootstrap;
-pub mod cache;
-pub mod connect_rank;
-pub mod order;
+internal_mod!(backoff);
+internal_mod!(bootstrap);
+internal_mod!(cache);
+internal_mod!(connect_rank);
+internal_mod!(order);
 pub mod policy;
 pub mod providers;
-pub mod quarantine;
-pub mod record;
+internal_mod!(quarantine);
+internal_mod!(record);
 pub mod refresh;
-pub mod stale;
+internal_mod!(stale);
 
 pub use cache::{
     DnsCache, DnsImport, DnsSettings, InsertError, Inserted, Lookup, PersistedDns,

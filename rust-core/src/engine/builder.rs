@@ -4,9 +4,8 @@
 
 use super::{LineKit, Parts, RuntimeMode};
 use crate::clock::{Clock, SystemClock};
-use crate::config::source::{app_config_errors, resolve_at, ConfigSources, LastGoodStore};
+use crate::config::source::{resolve_at, AppConfigErrors, ConfigSources, LastGoodStore};
 use crate::config::Config;
-use crate::config::ConfigSource;
 use crate::error::FieldError;
 use crate::trace::event::NoopSink;
 use crate::trace::TraceSink;
@@ -111,9 +110,20 @@ impl LineKitBuilder {
     /// Builds the engine. A bad persisted config is logged and skipped; so is a bad app
     /// config (`config_json`, sealed asset) unless
     /// [`LineKitBuilder::fallback_on_invalid_config`] is `false`: then it fails with
-    /// [`crate::Error::InvalidConfig`] listing every problem with its field path. Skipped
-    /// levels and why show in the state's `config.skipped`.
+    /// [`crate::Error::InvalidConfig`] listing every problem with its field path (prefixed
+    /// with its level when both levels are broken). Skipped levels and why show in the
+    /// state's `config.skipped`.
     pub fn build(self) -> Result<LineKit> {
+        self.try_build().map_err(|e| match e {
+            BuildError::InvalidAppConfig(levels) => app_config_error(levels),
+            BuildError::Engine(e) => e,
+        })
+    }
+
+    /// [`LineKitBuilder::build`] with the app's own config problems kept apart, per level:
+    /// what the bindings hand to Kotlin as structured errors. Each document is parsed and
+    /// validated once, by the resolution that picks the config.
+    pub fn try_build(self) -> std::result::Result<LineKit, BuildError> {
         // An unusable storage directory costs persistence, never the engine.
         let storage_dir = self
             .storage_dir
@@ -138,14 +148,11 @@ impl LineKitBuilder {
             sealed: self.sealed,
             hard_coded: self.hard_coded.unwrap_or_default(),
         };
-        if !self.fallback_on_invalid_config {
-            let errors = app_config_errors(&sources);
-            if !errors.is_empty() {
-                return Err(app_config_error(errors));
-            }
-        }
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock::new()));
         let resolved = resolve_at(&sources, Some(clock.wall_ms() / 1_000));
+        if !self.fallback_on_invalid_config && !resolved.app_errors.is_empty() {
+            return Err(BuildError::InvalidAppConfig(resolved.app_errors));
+        }
         for (source, err) in &resolved.skipped {
             log::warn!("linekit: config source {} skipped: {err}", source.as_str());
         }
@@ -154,7 +161,7 @@ impl LineKitBuilder {
             .iter()
             .map(|(source, err)| (*source, skip_reason(err)))
             .collect();
-        LineKit::assemble(Parts {
+        let kit = LineKit::assemble(Parts {
             config: resolved.config,
             source: resolved.source,
             clock,
@@ -170,8 +177,18 @@ impl LineKitBuilder {
             skipped,
             trace_all: self.trace_all,
             require_consent: self.require_consent,
-        })
+        });
+        kit.map_err(BuildError::Engine)
     }
+}
+
+/// Why [`LineKitBuilder::try_build`] failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildError {
+    /// Strict start-up: the app's own config levels are invalid (every problem, by level).
+    InvalidAppConfig(AppConfigErrors),
+    /// The engine could not be assembled.
+    Engine(Error),
 }
 
 /// Why a level was skipped, as shown in the state: a rejection's own text (it starts with
@@ -194,22 +211,19 @@ fn skip_reason(err: &Error) -> String {
 
 /// One error for every problem of the app's own config levels; each field path is
 /// prefixed with its level when both levels are broken, so no path is ambiguous.
-fn app_config_error(errors: Vec<(ConfigSource, Error)>) -> Error {
-    let several = errors.len() > 1;
+fn app_config_error(levels: AppConfigErrors) -> Error {
+    let several = levels.len() > 1;
     let mut fields = Vec::new();
-    for (source, err) in errors {
+    for (source, list) in levels {
         let prefix = |path: &str| match (several, path.is_empty()) {
             (false, _) => path.to_string(),
             (true, true) => source.as_str().to_string(),
             (true, false) => format!("{}:{path}", source.as_str()),
         };
-        match err {
-            Error::InvalidConfig(list) => fields.extend(
-                list.into_iter()
-                    .map(|f| FieldError::new(prefix(&f.path), f.error)),
-            ),
-            other => fields.push(FieldError::new(prefix(""), other.to_string())),
-        }
+        fields.extend(
+            list.into_iter()
+                .map(|f| FieldError::new(prefix(&f.path), f.error)),
+        );
     }
     Error::InvalidConfig(fields)
 }

@@ -130,6 +130,7 @@ fn dns_settings(config: &HttpDnsConfig) -> DnsSettings {
 
 /// One HTTPDNS record of the current network, for state dumps (no payloads).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct DnsRecordState {
     /// Host name (normalized).
     pub host: String,

@@ -1,5 +1,5 @@
 //! The remote config channel: offering a document (from `update_config` or a fetch)
-//! through the one acceptance rule ([`crate::config::accept::check_remote`]) and
+//! through the one acceptance rule ([`crate::config::accept::check_offer`]) and
 //! publishing it, fetching `remote.urls` through the [`crate::transport::Transport`],
 //! persisting the last good document, and keeping track of where the config came from.
 //!
@@ -31,8 +31,9 @@
 use super::lock_order::{Guard, Rank, Ranked};
 use super::requests::Pending;
 use super::routing::State;
+use super::state::{ConfigFetch, ConfigState, SkippedSource};
 use super::{ConfigUpdate, Inner, Publication};
-use crate::config::accept::check_remote;
+use crate::config::accept::{check_offer, Verdict};
 use crate::config::envelope::Rejection;
 use crate::config::remote::RemoteConfig;
 use crate::config::source::{ConfigSource, LastGoodStore};
@@ -272,9 +273,9 @@ impl Inner {
         let serial = self.remote.serialise();
         let current = self.routing.load();
         let version = current.topology.config.version;
-        let checked = check_remote(text, &current.topology.config, self.wall_now_s());
+        let checked = check_offer(text, &current.topology.config, self.wall_now_s());
         let offer = match checked {
-            Ok(accepted) => {
+            Verdict::Accepted(accepted) => {
                 match State::build(
                     Arc::new(accepted.config),
                     self.seed,
@@ -289,10 +290,8 @@ impl Inner {
                     Err(e) => Offer::Rejected(Rejection::new(ConfigReason::Invalid, e.to_string())),
                 }
             }
-            Err(r) if r.reason == ConfigReason::NotNewer && self.same_version(text, version) => {
-                Offer::Unchanged
-            }
-            Err(r) => Offer::Rejected(r),
+            Verdict::InForce(_) => Offer::Unchanged,
+            Verdict::Rejected(r) => Offer::Rejected(r),
         };
         let new_version = self.routing.load().topology.config.version;
         let update = match &offer {
@@ -332,15 +331,6 @@ impl Inner {
             ..TraceEvent::new(TraceKind::Config, self.clock.now_ms())
         });
         (update, offer)
-    }
-
-    /// Whether `text` is a verified document of version `version` (a server that is up to
-    /// date rather than one that rolls back).
-    fn same_version(&self, text: &str, version: u64) -> bool {
-        let current = self.routing.load();
-        let mut probe = (*current.topology.config).clone();
-        probe.version = version.saturating_sub(1);
-        check_remote(text, &probe, self.wall_now_s()).is_ok_and(|a| a.config.version == version)
     }
 
     /// Arms the expiry check of the config in force (or reports it expired now).
@@ -526,7 +516,7 @@ impl Inner {
                     }
                 };
                 match offered {
-                    Offer::Applied => {
+                    Offer::Applied | Offer::Unchanged => {
                         if let Some(e) = &etag {
                             self.remote
                                 .state
@@ -534,17 +524,12 @@ impl Inner {
                                 .etags
                                 .insert(url.clone(), e.clone());
                         }
-                        ("applied".to_string(), true)
-                    }
-                    Offer::Unchanged => {
-                        if let Some(e) = &etag {
-                            self.remote
-                                .state
-                                .lock()
-                                .etags
-                                .insert(url.clone(), e.clone());
-                        }
-                        ("unchanged".to_string(), true)
+                        let status = if matches!(offered, Offer::Applied) {
+                            "applied"
+                        } else {
+                            "unchanged"
+                        };
+                        (status.to_string(), true)
                     }
                     Offer::Rejected(r) => (r.reason.as_str().to_string(), false),
                 }
@@ -600,23 +585,33 @@ impl Inner {
         self.schedule_round(delay);
     }
 
-    /// The `config` object of the state: source, version, expiry and the fetches.
-    pub(super) fn config_state_json(&self) -> serde_json::Value {
+    /// The `config` part of the state: source, version, expiry and the fetches.
+    pub(super) fn config_state(&self) -> ConfigState {
         let config = self.routing.config();
         let st = self.remote.state.lock();
-        serde_json::json!({
-            "source": st.source.as_str(),
-            "version": config.version,
-            "expires_at": config.expires_at,
-            "expired": st.expired,
-            "status": if st.expired { "config_expired" } else { "ok" },
-            "skipped": st.skipped.iter()
-                .map(|(s, why)| serde_json::json!({ "source": s.as_str(), "reason": why }))
-                .collect::<Vec<_>>(),
-            "fetch": st.outcomes.iter()
-                .map(|(url, outcome)| serde_json::json!({ "url": url, "last_outcome": outcome }))
-                .collect::<Vec<_>>(),
-        })
+        ConfigState {
+            source: st.source.as_str().to_string(),
+            version: config.version,
+            expires_at: config.expires_at,
+            expired: st.expired,
+            status: if st.expired { "config_expired" } else { "ok" }.to_string(),
+            skipped: st
+                .skipped
+                .iter()
+                .map(|(s, why)| SkippedSource {
+                    source: s.as_str().to_string(),
+                    reason: why.clone(),
+                })
+                .collect(),
+            fetch: st
+                .outcomes
+                .iter()
+                .map(|(url, outcome)| ConfigFetch {
+                    url: url.clone(),
+                    last_outcome: outcome.clone(),
+                })
+                .collect(),
+        }
     }
 
     /// Whether the config in force is past its `expires_at`.

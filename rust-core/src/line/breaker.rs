@@ -26,25 +26,15 @@ use serde::{Deserialize, Serialize};
 /// The cooldown grows to at most this many times `open_cooldown_ms`.
 pub const MAX_BACKOFF_FACTOR: u64 = 8;
 
-/// The observable state of a breaker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum BreakerState {
-    /// Traffic flows; consecutive line faults are counted.
-    Closed,
-    /// The line is kept out until its cooldown elapses.
-    Open,
-    /// The cooldown elapsed; one trial request or probe may go.
-    HalfOpen,
-}
-
-impl BreakerState {
-    /// `closed`, `open` or `half_open`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BreakerState::Closed => "closed",
-            BreakerState::Open => "open",
-            BreakerState::HalfOpen => "half_open",
-        }
+crate::wire_enum! {
+    /// The observable state of a breaker (a line's `breaker` in the engine's state).
+    pub enum BreakerState: "breaker" {
+        /// Traffic flows; consecutive line faults are counted.
+        Closed = "closed",
+        /// The line is kept out until its cooldown elapses.
+        Open = "open",
+        /// The cooldown elapsed; one trial request or probe may go.
+        HalfOpen = "half_open",
     }
 }
 

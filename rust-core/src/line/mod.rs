@@ -3,22 +3,22 @@
 //! router that turns a request into a decision, the staged rollout that says how much of
 //! that a business line gets, and domain convergence.
 
-pub mod breaker;
-pub mod convergence;
-pub mod endpoint;
-pub mod guard;
+internal_mod!(breaker);
+internal_mod!(convergence);
+internal_mod!(endpoint);
+internal_mod!(guard);
 pub mod headers;
-pub mod outcome;
-pub mod pool;
-pub mod rank;
+internal_mod!(outcome);
+internal_mod!(pool);
+internal_mod!(rank);
 pub mod replay;
 pub mod rollout;
 pub mod router;
-pub mod stats;
-pub mod timings;
-pub mod upgrade;
-pub mod version;
-pub mod ws;
+internal_mod!(stats);
+internal_mod!(timings);
+internal_mod!(upgrade);
+internal_mod!(version);
+internal_mod!(ws);
 
 pub use breaker::{Admission, Breaker, BreakerParams, BreakerState, PersistedBreaker};
 pub use endpoint::{Endpoint, Scheme, SplitUrl};

@@ -203,13 +203,15 @@ pub struct Selection {
 
 /// One line in a [`PoolSnapshot`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct LineSnapshot {
     /// Line id.
     pub id: String,
     /// Host (with `:port` when the line names one).
     pub host: String,
-    /// `closed`, `open` or `half_open`.
-    pub breaker: &'static str,
+    /// The breaker's state, a [`super::BreakerState`] wire name: `closed`, `open` or
+    /// `half_open`.
+    pub breaker: String,
     /// Successes in the window.
     pub successes: u64,
     /// Failures in the window.
@@ -218,8 +220,8 @@ pub struct LineSnapshot {
     pub avg_latency_ms: Option<u64>,
     /// Whether the line was ever used.
     pub used: bool,
-    /// Most recent failure kind.
-    pub last_error: Option<&'static str>,
+    /// Most recent failure kind (an [`Outcome`] wire name).
+    pub last_error: Option<String>,
     /// Whether this is the pool's sticky current line.
     pub current: bool,
     /// Last deployment fingerprint seen (null when unknown or the guard is off).
@@ -228,6 +230,7 @@ pub struct LineSnapshot {
 
 /// A pool's lines, best first. Serialises as a JSON array.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 #[serde(transparent)]
 pub struct PoolSnapshot {
     /// Lines in rank order.
@@ -881,12 +884,12 @@ impl LinePool {
                         Some(p) => format!("{}:{p}", l.endpoint.host),
                         None => l.endpoint.host.to_string(),
                     },
-                    breaker: l.breaker.state(now_ms).as_str(),
+                    breaker: l.breaker.state(now_ms).as_str().to_string(),
                     successes: l.stats.successes(now_ms),
                     failures: l.stats.failures(now_ms),
                     avg_latency_ms: l.stats.avg_latency_ms(now_ms),
                     used: l.used,
-                    last_error: l.last_error.map(Outcome::as_str),
+                    last_error: l.last_error.map(|o| o.as_str().to_string()),
                     current: i == self.current,
                     version: l.version.as_deref().map(str::to_string),
                 }

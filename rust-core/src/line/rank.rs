@@ -39,6 +39,7 @@ pub enum Tier {
 }
 
 /// The tier of `line` at `now_ms`.
+#[cfg(any(test, feature = "testing"))]
 pub fn tier(line: &LineState, now_ms: u64) -> Tier {
     tier_of(line, &line.stats.summary(now_ms))
 }
@@ -58,6 +59,7 @@ fn tier_of(line: &LineState, w: &WindowSummary) -> Tier {
 /// The latency used to compare lines of one tier: the window's average latency (or the
 /// last cost when the window holds no answered request) plus [`ERROR_PENALTY_MS`] per unit
 /// of weighted failure in the window.
+#[cfg(any(test, feature = "testing"))]
 pub fn effective_latency_ms(line: &LineState, now_ms: u64) -> u64 {
     effective_latency_of(line, &line.stats.summary(now_ms))
 }

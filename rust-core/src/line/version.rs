@@ -65,6 +65,7 @@ pub fn sanitize_value(value: &str) -> Option<Arc<str>> {
 }
 
 /// [`sanitize_value`] for raw header bytes: bytes that are not UTF-8 are rejected.
+#[cfg(any(test, feature = "testing"))]
 pub fn sanitize_bytes(value: &[u8]) -> Option<Arc<str>> {
     std::str::from_utf8(value).ok().and_then(sanitize_value)
 }

@@ -21,8 +21,6 @@
 //!   answered by the portal; the platform resolver is what lets the sign-in page work.
 //! - **No network** — handle 0 means there is no default network.
 
-use std::fmt;
-
 crate::wire_enum! {
     /// The Private DNS mode reported by Android (`LinkProperties.isPrivateDnsActive` /
     /// `getPrivateDnsServerName`).
@@ -79,33 +77,23 @@ impl NetworkKey {
     }
 }
 
-/// Why HTTPDNS is bypassed on a network (see the module docs for each reason).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum HttpDnsBypass {
-    /// There is no default network.
-    NoNetwork,
-    /// A VPN is active.
-    Vpn,
-    /// Private DNS is in strict mode.
-    StrictPrivateDns,
-    /// A proxy is configured.
-    Proxy,
-    /// The network is not validated (captive portal or no internet yet).
-    NotValidated,
+crate::wire_enum! {
+    /// Why HTTPDNS is bypassed on a network (see the module docs for each reason).
+    pub enum HttpDnsBypass: "httpdns_bypass" {
+        /// There is no default network.
+        NoNetwork = "no_network",
+        /// A VPN is active.
+        Vpn = "vpn",
+        /// Private DNS is in strict mode.
+        StrictPrivateDns = "strict_private_dns",
+        /// A proxy is configured.
+        Proxy = "proxy",
+        /// The network is not validated (captive portal or no internet yet).
+        NotValidated = "not_validated",
+    }
 }
 
 impl HttpDnsBypass {
-    /// `no_network`, `vpn`, `strict_private_dns`, `proxy` or `not_validated`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HttpDnsBypass::NoNetwork => "no_network",
-            HttpDnsBypass::Vpn => "vpn",
-            HttpDnsBypass::StrictPrivateDns => "strict_private_dns",
-            HttpDnsBypass::Proxy => "proxy",
-            HttpDnsBypass::NotValidated => "not_validated",
-        }
-    }
-
     /// The reason HTTPDNS must be bypassed on `state`, or `None` when it may be used.
     /// When several apply, the first in declaration order is reported.
     pub fn reason(state: &NetworkState) -> Option<HttpDnsBypass> {
@@ -122,12 +110,6 @@ impl HttpDnsBypass {
         } else {
             None
         }
-    }
-}
-
-impl fmt::Display for HttpDnsBypass {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

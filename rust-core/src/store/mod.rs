@@ -18,8 +18,8 @@
 //!
 //! Error texts name the file and the I/O problem, never the file's contents.
 
-pub mod install;
-pub mod state;
+internal_mod!(install);
+internal_mod!(state);
 
 use crate::error::{Error, Result};
 use serde::de::DeserializeOwned;

@@ -153,6 +153,7 @@ impl StateStore {
     }
 
     /// The state file.
+    #[cfg(any(test, feature = "testing"))]
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -163,6 +164,7 @@ impl StateStore {
     }
 
     /// The highest sequence this store has read or written.
+    #[cfg(any(test, feature = "testing"))]
     pub fn seq(&self) -> u64 {
         self.seq
     }

@@ -5,9 +5,9 @@
 
 pub mod event;
 pub mod format;
-pub mod reason;
-pub mod redact;
-pub mod sampler;
+internal_mod!(reason);
+internal_mod!(redact);
+internal_mod!(sampler);
 
 pub use event::{MemorySink, TraceEvent, TraceKind, TraceNetwork, TraceSink};
 pub use reason::Reason;

@@ -22,6 +22,7 @@ pub fn host_group(host: &str) -> String {
 }
 
 /// `scheme://<host group>/…` for a URL: never the path, query or credentials.
+#[cfg(any(test, feature = "testing"))]
 pub fn url_shape(url: &str) -> String {
     let (scheme, rest) = match url.split_once("://") {
         Some((s, r)) => (s, r),

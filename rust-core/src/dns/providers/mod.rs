@@ -21,13 +21,15 @@
 //! Errors never carry the payload: [`ProviderError`]'s `Display` names the problem only,
 //! so it is safe to log.
 
-pub mod aliyun;
+internal_mod!(aliyun);
 pub mod auth;
 mod chain;
-pub mod dnspod;
-pub mod doh_json;
-#[cfg(feature = "doh-wire")]
-pub mod doh_wire;
+internal_mod!(dnspod);
+internal_mod!(doh_json);
+internal_mod!(
+    #[cfg(feature = "doh-wire")]
+    doh_wire
+);
 
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};

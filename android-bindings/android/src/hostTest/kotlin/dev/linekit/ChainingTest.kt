@@ -6,6 +6,7 @@ import okhttp3.EventListener
 import okhttp3.OkHttpClient
 import okhttp3.Request
 import okhttp3.Response
+import okhttp3.internal.platform.Platform
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertSame
@@ -13,6 +14,8 @@ import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import java.net.InetAddress
 import java.util.concurrent.ConcurrentLinkedQueue
+import java.util.concurrent.atomic.AtomicInteger
+import javax.net.ssl.X509TrustManager
 
 /** `lineKit()` chains what the builder already had instead of replacing it. */
 class ChainingTest {
@@ -128,5 +131,35 @@ class ChainingTest {
         assertSame(explicit, (client.dns as LineKitDns).delegate)
         val plain = OkHttpClient.Builder().lineKit(kit).build()
         assertSame(Dns.SYSTEM, (plain.dns as LineKitDns).delegate)
+    }
+
+    /** OkHttp's platform, counting the trust managers it hands out: one per client built with default TLS. */
+    private class CountingPlatform(private val real: Platform) : Platform() {
+        val trustManagers = AtomicInteger()
+
+        override fun platformTrustManager(): X509TrustManager {
+            trustManagers.incrementAndGet()
+            return real.platformTrustManager()
+        }
+    }
+
+    @Test
+    fun `installing reads the builder without building a client`() {
+        assertTrue(dev.linekit.internal.BuilderSettings.readsDirectly, "OkHttp's builder getters are found")
+        val real = Platform.get()
+        val counting = CountingPlatform(real)
+        Platform.resetForTests(counting)
+        try {
+            val appDns = AppDns()
+            val builder = OkHttpClient.Builder().dns(appDns)
+            LineKitOkHttp.install(builder, kit)
+            builder.lineKit(kit)
+            assertEquals(0, counting.trustManagers.get(), "no client was built to read the builder")
+            val client = builder.build()
+            assertEquals(1, counting.trustManagers.get(), "building the client is what builds one")
+            assertSame(appDns, (client.dns as LineKitDns).delegate)
+        } finally {
+            Platform.resetForTests(real)
+        }
     }
 }

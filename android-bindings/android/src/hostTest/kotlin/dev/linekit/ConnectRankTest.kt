@@ -20,7 +20,7 @@ class ConnectRankTest {
             kit.onNetworkChanged(1, validated = true)
             val delegate = CountingDns()
             kit.dns(delegate).lookup("api.linekit.test")
-            assertTrue(eventually { kit.state().contains("\"host\":\"api.linekit.test\"") }, kit.state())
+            assertTrue(eventually { kit.stateJson().contains("\"host\":\"api.linekit.test\"") }, kit.stateJson())
             val order = { kit.dns(delegate).lookup("api.linekit.test").map { it.hostAddress } }
             assertEquals(listOf("127.0.0.2", "127.0.0.3", "127.0.0.1"), order())
             kit.resolver.connectSucceeded("api.linekit.test", InetAddress.getByName("127.0.0.2"), 400)

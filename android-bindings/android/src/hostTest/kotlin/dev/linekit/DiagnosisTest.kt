@@ -219,7 +219,7 @@ class DiagnosisTest {
     @Test
     fun `an unknown business line is an error`() {
         val kit = kit("healthy" to healthy.port)
-        assertThrows(dev.linekit.ffi.LineKitException.InvalidArgument::class.java) { kit.diagnose("nope") }
+        assertThrows(LineKitException.InvalidArgument::class.java) { kit.diagnose("nope") }
         // The failed start leaves nothing running: the next diagnosis runs.
         assertTrue(kit.diagnose("spot").json.contains("spot/healthy"))
     }

@@ -29,7 +29,7 @@ class DnsMemoTest {
     /** Waits for the HTTPDNS record, then lets one lookup warm the memo. */
     private fun warm(kit: LineKit, lookup: LineKitDns = kit.dns(CountingDns())): List<InetAddress> {
         lookup.lookup(host)
-        assertTrue(eventually { kit.state().contains("\"host\":\"$host\"") }, kit.state())
+        assertTrue(eventually { kit.stateJson().contains("\"host\":\"$host\"") }, kit.stateJson())
         return lookup.lookup(host)
     }
 

@@ -141,7 +141,7 @@ class HttpDnsTest {
             val client = OkHttpClient.Builder().lineKit(kit, delegate).build()
             get(client, "api.linekit.test")
             assertEquals(1, delegate.calls.get())
-            assertTrue(eventually { kit.state().contains("\"host\":\"api.linekit.test\"") }, kit.state())
+            assertTrue(eventually { kit.stateJson().contains("\"host\":\"api.linekit.test\"") }, kit.stateJson())
             repeat(3) { get(client, "api.linekit.test") }
             assertEquals(1, delegate.calls.get(), "served by HTTPDNS after the first call")
             assertEquals(1, dns.queries.size, "one query, refreshes coalesced")
@@ -169,7 +169,7 @@ class HttpDnsTest {
         build().use { kit ->
             val delegate = CountingDns()
             kit.dns(delegate).lookup("api.linekit.test")
-            assertTrue(eventually { kit.state().contains("\"host\":\"api.linekit.test\"") })
+            assertTrue(eventually { kit.stateJson().contains("\"host\":\"api.linekit.test\"") })
             kit.onNetworkChanged(1, validated = true, vpn = true)
             kit.dns(delegate).lookup("api.linekit.test")
             assertEquals(2, delegate.calls.get())
@@ -190,10 +190,10 @@ class HttpDnsTest {
             assertTrue(eventually { dns.queries.isNotEmpty() })
             // The query times out at its deadline: the provider backs off, nothing is cached.
             val queried = System.nanoTime()
-            assertTrue(eventually { kit.state().contains("\"backoff_ms\":") && !kit.state().contains("\"backoff_ms\":0") }, kit.state())
+            assertTrue(eventually { kit.stateJson().contains("\"backoff_ms\":") && !kit.stateJson().contains("\"backoff_ms\":0") }, kit.stateJson())
             val backedOffMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - queried)
             assertTrue(backedOffMs < 2_000, "timed out after $backedOffMs ms (deadline 400 ms)")
-            assertFalse(kit.state().contains("\"host\":\"api.linekit.test\""))
+            assertFalse(kit.stateJson().contains("\"host\":\"api.linekit.test\""))
         }
     }
 
@@ -205,7 +205,7 @@ class HttpDnsTest {
             val delegate = CountingDns()
             val client = OkHttpClient.Builder().lineKit(kit, delegate).build()
             kit.dns(delegate).lookup("api.linekit.test")
-            assertTrue(eventually { kit.state().contains("\"host\":\"api.linekit.test\"") })
+            assertTrue(eventually { kit.stateJson().contains("\"host\":\"api.linekit.test\"") })
             assertEquals(listOf("127.0.0.2", "127.0.0.1"), kit.dns(delegate).lookup("api.linekit.test").map { it.hostAddress })
             get(client, "api.linekit.test") // 127.0.0.2 refused, 127.0.0.1 answers
             assertEquals(listOf("127.0.0.1"), kit.dns(delegate).lookup("api.linekit.test").map { it.hostAddress })
@@ -255,7 +255,7 @@ class HttpDnsTest {
                         .lineKit(kit, delegate)
                         .build()
                     get(client, "api.linekit.test")
-                    assertTrue(eventually { kit.state().contains("\"host\":\"api.linekit.test\"") }, kit.state())
+                    assertTrue(eventually { kit.stateJson().contains("\"host\":\"api.linekit.test\"") }, kit.stateJson())
                     assertEquals(1, dns.queries.size)
                     assertEquals("dns.linekit.test:${dns.port}", dns.queries.peek().headers["Host"])
                     // Only the one business call went through the business client.

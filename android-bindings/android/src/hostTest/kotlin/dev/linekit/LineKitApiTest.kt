@@ -37,11 +37,11 @@ class LineKitApiTest : TwoLineServers() {
     }
 
     @Test
-    fun `state is JSON with pools and the network`() {
+    fun `stateJson is JSON with pools and the network`() {
         LineKit.Builder().configJson(spotConfig(a, b)).build().use { kit ->
             kit.onNetworkChanged(7, validated = true, vpn = true, privateDns = PrivateDnsMode.STRICT, transport = "wifi")
             kit.setDowngrade(true)
-            val state = kit.state()
+            val state = kit.stateJson()
             assertTrue(state.contains("\"spot/http\""), state)
             assertTrue(state.contains("\"handle\":7"), state)
             assertTrue(state.contains("\"downgrade\":true"), state)
@@ -71,7 +71,7 @@ class LineKitApiTest : TwoLineServers() {
                 assertTrue(kit.updateConfig(spotConfig(a, b, version = 9)).applied)
             }
             LineKit.Builder().configJson("{broken").fallbackOnInvalidConfig().storageDir(dir).build().use { kit ->
-                assertTrue(kit.state().contains("\"version\":9"), kit.state())
+                assertTrue(kit.stateJson().contains("\"version\":9"), kit.stateJson())
             }
         } finally {
             dir.deleteRecursively()
@@ -142,6 +142,9 @@ class LineKitApiTest : TwoLineServers() {
             "close_cause" to WsDropCause.entries.map { it.wireName to it.code },
             "private_dns" to PrivateDnsMode.entries.map { it.wireName to it.code },
             "rollout mode" to RolloutMode.entries.map { it.wireName to it.code },
+            "breaker" to BreakerState.entries.map { it.wireName to it.code },
+            "config_source" to ConfigSource.entries.map { it.wireName to it.code },
+            "httpdns_bypass" to HttpDnsBypass.entries.map { it.wireName to it.code },
             "connect_error" to dev.linekit.internal.ConnectFailureKind.entries.map { it.wireName to it.code },
             "http_method" to dev.linekit.internal.HttpMethods.NAMES.map { it to dev.linekit.internal.HttpMethods.codeOf(it) },
         )
@@ -237,7 +240,7 @@ class LineKitApiTest : TwoLineServers() {
                 // Header values are read by the core's rule: the first X-Line-Biz wins.
                 assertEquals("spot", kit.route("http://other.test/", biz = "spot").biz)
                 kit.close()
-                assertThrows(dev.linekit.ffi.LineKitException.Closed::class.java) { kit.route("http://api.linekit.test/") }
+                assertThrows(LineKitException.Closed::class.java) { kit.route("http://api.linekit.test/") }
             }
         }
     }
@@ -256,7 +259,7 @@ class LineKitApiTest : TwoLineServers() {
                             try {
                                 kit.route("http://api.linekit.test/x")
                                 routed.incrementAndGet()
-                            } catch (_: dev.linekit.ffi.LineKitException.Closed) {
+                            } catch (_: LineKitException.Closed) {
                                 break
                             }
                         }

@@ -327,7 +327,7 @@ class LineKitInterceptorTest {
             .build()
         client.newCall(request).execute().use { assertEquals("direct", it.body.string()) }
         assertEquals("1", direct.received.single().headers["X-Other"])
-        assertThrows(dev.linekit.ffi.LineKitException.Closed::class.java) { kit.state() }
+        assertThrows(LineKitException.Closed::class.java) { kit.stateJson() }
     }
 
     companion object {

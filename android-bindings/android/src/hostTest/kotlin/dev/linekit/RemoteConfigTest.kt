@@ -46,7 +46,7 @@ class RemoteConfigTest {
     fun `fallbackOnInvalidConfig falls back and state says why`() {
         val bad = """{"version":1,"biz_lines":{}}"""
         LineKit.Builder().configJson(bad).fallbackOnInvalidConfig().transport(null).build().use { kit ->
-            val state = kit.state()
+            val state = kit.stateJson()
             assertTrue(state.contains("\"source\":\"hard_coded\""), state)
             assertTrue(state.contains("\"skipped\":[{\"reason\":\"invalid: biz_lines: must name at least one business line\",\"source\":\"remote\"}]"), state)
         }
@@ -98,8 +98,8 @@ class RemoteConfigTest {
     /** The fetch finishes on a transport thread: wait (bounded) for its mark in the state. */
     private fun awaitState(kit: LineKit, needle: String) {
         val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5)
-        while (!kit.state().contains(needle) && System.nanoTime() < deadline) Thread.onSpinWait()
-        assertTrue(kit.state().contains(needle), kit.state())
+        while (!kit.stateJson().contains(needle) && System.nanoTime() < deadline) Thread.onSpinWait()
+        assertTrue(kit.stateJson().contains(needle), kit.stateJson())
     }
 
     @Test
@@ -129,7 +129,7 @@ class RemoteConfigTest {
                 assertEquals("\"v2\"", second.headers["If-None-Match"])
                 // The round ends without a config event: its outcome shows in the state.
                 awaitState(kit, "\"last_outcome\":\"not_modified\"")
-                assertTrue(kit.state().contains("\"version\":2"))
+                assertTrue(kit.stateJson().contains("\"version\":2"))
             }
     }
 }

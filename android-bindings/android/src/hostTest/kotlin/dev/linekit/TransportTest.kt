@@ -111,7 +111,7 @@ class TransportTest : TwoLineServers() {
             assertEquals(0, intercepted.get())
             assertEquals(0, delegate.calls.get())
             // Probe results feed the same statistics as real traffic.
-            assertTrue(eventually { kit.state().contains("\"successes\":1") }, kit.state())
+            assertTrue(eventually { kit.stateJson().contains("\"successes\":1") }, kit.stateJson())
         }
     }
 
@@ -136,7 +136,7 @@ class TransportTest : TwoLineServers() {
                 }
                 assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) < 300)
                 // The probe of the hung line fails at its deadline (a line fault, not "in flight" forever).
-                assertTrue(eventually(2_000) { kit.state().contains("connect_timeout") || kit.state().contains("\"failures\":1") }, kit.state())
+                assertTrue(eventually(2_000) { kit.stateJson().contains("connect_timeout") || kit.stateJson().contains("\"failures\":1") }, kit.stateJson())
             }
         }
     }
@@ -169,13 +169,13 @@ class TransportTest : TwoLineServers() {
                 LineKit.Builder().configJson(httpDnsConfig(dns, a)).storageDir(dir).build().use { kit ->
                     kit.onNetworkChanged(1, validated = true)
                     kit.dns(CountingDns()).lookup("api.linekit.test")
-                    assertTrue(eventually { kit.state().contains("\"host\":\"api.linekit.test\"") })
+                    assertTrue(eventually { kit.stateJson().contains("\"host\":\"api.linekit.test\"") })
                 }
                 assertTrue(dir.listFiles()!!.isNotEmpty(), "persisted on close")
                 LineKit.Builder().configJson(httpDnsConfig(dns, a)).storageDir(dir).transport(null).build().use { kit ->
                     kit.onNetworkChanged(1, validated = true)
                     // Loaded off the request path; then served with no transport and no delegate.
-                    assertTrue(eventually { kit.state().contains("\"host\":\"api.linekit.test\"") }, kit.state())
+                    assertTrue(eventually { kit.stateJson().contains("\"host\":\"api.linekit.test\"") }, kit.stateJson())
                     val noDelegate = okhttp3.Dns { throw java.net.UnknownHostException("delegate must not be asked") }
                     assertEquals(listOf("127.0.0.1"), kit.dns(noDelegate).lookup("api.linekit.test").map { it.hostAddress })
                 }

@@ -75,7 +75,7 @@ class VersionGuardTest {
     }
 
     private fun knowsEveryVersion(kit: LineKit): Boolean = eventually {
-        val s = kit.state()
+        val s = kit.stateJson()
         listOf("primary" to primary, "old" to old, "same" to same).all { (id, line) ->
             Regex("\"id\":\"$id\"[^}]*\"version\":\"${Regex.escape(line.version.take(64))}\"").containsMatchIn(s)
         }
@@ -89,11 +89,11 @@ class VersionGuardTest {
     @Test
     fun `strict skips the older backup while a same-version line is usable, then flags the older one`() {
         val kit = kit("strict")
-        assertTrue(knowsEveryVersion(kit), kit.state())
+        assertTrue(knowsEveryVersion(kit), kit.stateJson())
         val client = OkHttpClient.Builder().lineKit(kit).build()
 
         val (first, tag) = get(client)
-        assertEquals("primary", first, "the heavier v1 line is skipped: ${kit.state()}")
+        assertEquals("primary", first, "the heavier v1 line is skipped: ${kit.stateJson()}")
         assertFalse(tag.versionMismatch)
 
         primary.status = 503
@@ -112,7 +112,7 @@ class VersionGuardTest {
     @Test
     fun `report keeps the ranking's choice and flags it`() {
         val kit = kit("report")
-        assertTrue(knowsEveryVersion(kit), kit.state())
+        assertTrue(knowsEveryVersion(kit), kit.stateJson())
         val client = OkHttpClient.Builder().lineKit(kit).build()
         val (body, tag) = get(client)
         assertEquals("old", body)
@@ -124,12 +124,12 @@ class VersionGuardTest {
     @Test
     fun `a fingerprint reported with an attempt replaces the probed one and huge values are cut`() {
         val kit = kit("report")
-        assertTrue(knowsEveryVersion(kit), kit.state())
+        assertTrue(knowsEveryVersion(kit), kit.stateJson())
         old.version = "v9-" + "x".repeat(10_000)
         val client = OkHttpClient.Builder().lineKit(kit).build()
         assertEquals("old", get(client).first)
-        assertTrue(knowsEveryVersion(kit), kit.state())
-        assertTrue(kit.state().contains("\"version\":\"v9-" + "x".repeat(61) + "\""), kit.state())
+        assertTrue(knowsEveryVersion(kit), kit.stateJson())
+        assertTrue(kit.stateJson().contains("\"version\":\"v9-" + "x".repeat(61) + "\""), kit.stateJson())
     }
 
     private companion object {

@@ -158,22 +158,9 @@ fun spotWsConfig(http: List<LineServer>, ws: List<WsLineServer>, maxRetries: Int
     """.trimIndent()
 }
 
-/** One line of a pool in `LineKit.state()`, parsed from its flat JSON object. */
-data class PoolLine(val id: String, val successes: Long, val failures: Long, val lastError: String?)
-
-/** The ranked lines of pool [key] (`"spot/ws"`) in a state document. */
-fun poolLines(state: String, key: String): List<PoolLine> {
-    val start = state.indexOf("\"$key\":[")
-    check(start >= 0) { "no pool $key in state" }
-    val end = state.indexOf(']', start)
-    val body = state.substring(start, end)
-    return Regex("\\{[^{}]*\\}").findAll(body).map { m ->
-        val o = m.value
-        fun field(name: String): String? =
-            Regex("\"$name\":(\"[^\"]*\"|[^,}]+)").find(o)?.groupValues?.get(1)?.trim('"')?.takeIf { it != "null" }
-        PoolLine(field("id")!!, field("successes")!!.toLong(), field("failures")!!.toLong(), field("last_error"))
-    }.toList()
-}
+/** The ranked lines of pool [key] (`"spot/ws"`) in a state snapshot. */
+fun poolLines(state: LineKitState, key: String): List<LineState> =
+    checkNotNull(state.pools[key]) { "no pool $key in state" }.lines
 
 /** Runs scheduled tasks only when the test says so, remembering every delay asked for. */
 class VirtualScheduler : WsScheduler {

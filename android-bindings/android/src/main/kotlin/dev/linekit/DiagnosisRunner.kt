@@ -79,7 +79,11 @@ internal class DiagnosisRunner(private val client: () -> OkHttpClient) {
     fun await(future: CompletableFuture<DiagnosisReport>, timeoutMs: Long): DiagnosisReport = try {
         future.get(timeoutMs + GRACE_MS, TimeUnit.MILLISECONDS)
     } catch (e: ExecutionException) {
-        throw e.cause ?: e
+        when (val cause = e.cause) {
+            is dev.linekit.ffi.LineKitException -> throw LineKitException.of(cause)
+            null -> throw e
+            else -> throw cause
+        }
     }
 
     private fun measure(session: DiagnosisSession, timeoutMs: Long): DiagnosisReport {

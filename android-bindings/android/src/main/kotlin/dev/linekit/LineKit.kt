@@ -3,15 +3,13 @@ package dev.linekit
 import dev.linekit.ffi.HttpTransport
 import dev.linekit.ffi.NativeLineKit
 import dev.linekit.ffi.NetworkInfo
-import dev.linekit.ffi.TraceSink
+import dev.linekit.ffi.Startup
+import dev.linekit.ffi.startEngine
 import dev.linekit.internal.JniResolver
 import dev.linekit.internal.NativeHandle
 import dev.linekit.internal.Resolver
 import dev.linekit.internal.Router
 import java.io.File
-
-/** Errors raised by the native engine (`InvalidConfig`, `Seal`, `Closed`, ...). */
-typealias LineKitException = dev.linekit.ffi.LineKitException
 
 /**
  * What the engine calls to perform probes and HTTPDNS queries ([OkHttpTransport] by
@@ -24,7 +22,7 @@ typealias LineKitTransport = dev.linekit.ffi.HttpTransport
 /**
  * One Linekit engine: owns the line pools of every business line and answers, for each
  * request, which CDN line to use. Plug it into OkHttp with
- * `OkHttpClient.Builder().lineKit(lineKit)`.
+ * `OkHttpClient.Builder().lineKit(lineKit)` (Java: `LineKitOkHttp.install(builder, lineKit)`).
  *
  * Control-plane calls ([updateConfig], [onNetworkChanged], [state]) go through the
  * generated UniFFI bindings; the per-request and per-connection calls
@@ -34,10 +32,10 @@ typealias LineKitTransport = dev.linekit.ffi.HttpTransport
  */
 class LineKit private constructor(
     private val native: NativeLineKit,
-    internal val attemptObserver: ((Attempt) -> Unit)?,
+    internal val attemptObserver: AttemptListener?,
     private val ownedTransport: AutoCloseable?,
-    internal val versionMismatchListener: ((RouteTag) -> Unit)? = null,
-    transport: HttpTransport? = null,
+    internal val versionMismatchListener: VersionMismatchListener?,
+    transport: HttpTransport?,
 ) : AutoCloseable {
     private val diagnosisClient = DiagnosisClient(transport)
     private val diagnosis = DiagnosisRunner(diagnosisClient::get)
@@ -80,6 +78,7 @@ class LineKit private constructor(
      * @throws LineKitException.Closed after [close].
      */
     @JvmOverloads
+    @Throws(LineKitException::class)
     fun route(
         url: String,
         method: String = "GET",
@@ -95,7 +94,7 @@ class LineKit private constructor(
             if (fixedHost != null) add(LineHeaders.FIXED_HOST to fixedHost)
         }
         return router.route(url, method, LineHeaders.pack(headers), webSocket, exclude, finalUrl = true)
-            ?: throw dev.linekit.ffi.LineKitException.Closed(CLOSED)
+            ?: throw LineKitException.Closed(LineKitException.CLOSED)
     }
 
     /**
@@ -104,7 +103,10 @@ class LineKit private constructor(
      * version, expiry); the result says whether it applied, and why not: `error` starts
      * with the reason code (`unsigned`, `bad_signature`, `unknown_key`, `below_threshold`,
      * `expired`, `not_newer`, `malformed`, `oversize`, `invalid`).
+     *
+     * @throws LineKitException.Closed after [close].
      */
+    @Throws(LineKitException::class)
     fun updateConfig(json: String): ConfigUpdate {
         val u = live { native.updateConfig(json) }
         return ConfigUpdate(u.applied, u.version.toLong(), u.error)
@@ -114,10 +116,18 @@ class LineKit private constructor(
      * Fetches the remote config now (`remote.urls` in order, through the engine's own
      * transport) unless a fetch round is running. Returns whether one is running (false
      * without `remote` in the config or without a transport).
+     *
+     * @throws LineKitException.Closed after [close].
      */
+    @Throws(LineKitException::class)
     fun refreshConfig(): Boolean = live { native.refreshConfig() }
 
-    /** Turns the runtime kill switch on or off: every business line uses its first line. */
+    /**
+     * Turns the runtime kill switch on or off: every business line uses its first line.
+     *
+     * @throws LineKitException.Closed after [close].
+     */
+    @Throws(LineKitException::class)
     fun setDowngrade(on: Boolean) {
         live { native.setDowngrade(on) }
     }
@@ -131,7 +141,10 @@ class LineKit private constructor(
      * @param privateDns the Private DNS mode.
      * @param proxy whether an HTTP proxy is configured.
      * @param transport `wifi`, `cellular`, `ethernet`, ... if known.
+     * @throws LineKitException.Closed after [close].
      */
+    @JvmOverloads
+    @Throws(LineKitException::class)
     fun onNetworkChanged(
         handle: Long,
         validated: Boolean,
@@ -176,20 +189,34 @@ class LineKit private constructor(
     }
 
     /**
-     * The engine's state as JSON: version, downgrade, config source, ranked pools, network,
-     * and `httpdns` (the current network's records with their addresses, provider, TTL and
-     * time to refresh/expiry; provider back-off), and `config`: the `source` in use, the
-     * sources `skipped` with why, `version`, `expires_at`, `status` (`config_expired` once
-     * it passed) and each config URL's last fetch outcome.
+     * A snapshot of the engine's state ([LineKitState]): config version and source,
+     * downgrade, the network, every pool's ranked lines (breaker, window counts, latency,
+     * last error), HTTPDNS (the current network's records with their addresses, provider,
+     * TTL and time to refresh/expiry; provider back-off) and the config in force (the
+     * sources skipped with why, expiry and each config URL's last fetch outcome).
+     *
+     * @throws LineKitException.Closed after [close].
      */
-    fun state(): String = live { native.state() }
+    @Throws(LineKitException::class)
+    fun state(): LineKitState = live { LineKitState.of(native.state()) }
+
+    /**
+     * [state] as one JSON document (snake_case keys), e.g. for a support ticket or a log.
+     *
+     * @throws LineKitException.Closed after [close].
+     */
+    @Throws(LineKitException::class)
+    fun stateJson(): String = live { native.stateJson() }
 
     /**
      * Probes every line of business line [biz] now (HEAD `detect_path` on each line's
      * fixed origin, through the transport, never through routing). Skips the cooldown but
      * not the single-flight rule or the probe budget. Returns whether a detect was
      * scheduled (false for an unknown business line or when the engine has no transport).
+     *
+     * @throws LineKitException.Closed after [close].
      */
+    @Throws(LineKitException::class)
     fun detect(biz: String): Boolean = live { native.detect(biz) }
 
     /**
@@ -200,8 +227,10 @@ class LineKit private constructor(
      *
      * @throws IllegalStateException on the main thread (use the callback variant there).
      * @throws LineKitException.InvalidArgument for an unknown business line.
+     * @throws LineKitException.Closed after [close].
      */
     @JvmOverloads
+    @Throws(LineKitException::class)
     fun diagnose(biz: String? = null, timeoutMs: Long = 10_000): DiagnosisReport {
         check(!DiagnosisMainThread.isMainThread()) {
             "linekit: diagnose() blocks; call it off the main thread or pass a callback"
@@ -212,9 +241,13 @@ class LineKit private constructor(
     /**
      * Like [diagnose], without blocking: [callback] receives the report on a Linekit
      * thread (safe to call from the main thread).
+     *
+     * @throws LineKitException.InvalidArgument for an unknown business line.
+     * @throws LineKitException.Closed after [close].
      */
-    fun diagnose(biz: String?, timeoutMs: Long, callback: (DiagnosisReport) -> Unit) {
-        startDiagnosis(biz, timeoutMs).thenAccept(callback)
+    @Throws(LineKitException::class)
+    fun diagnose(biz: String?, timeoutMs: Long, callback: DiagnosisCallback) {
+        startDiagnosis(biz, timeoutMs).thenAccept(callback::onReport)
     }
 
     private fun startDiagnosis(biz: String?, timeoutMs: Long) =
@@ -277,10 +310,11 @@ class LineKit private constructor(
     /**
      * Runs a control-plane call inside the engine's open state; any call after [close]
      * throws `LineKitException.Closed` (also when [close] raced it: the engine then reports
-     * itself closed).
+     * itself closed). The bindings' errors are raised in their public form.
      */
     private inline fun <R> live(block: () -> R): R =
-        handle.use { block() } ?: throw dev.linekit.ffi.LineKitException.Closed(CLOSED)
+        LineKitException.translating { handle.use { block() } }
+            ?: throw LineKitException.Closed(LineKitException.CLOSED)
 
     /** Like [live], for internal calls that a closed engine just skips (null). */
     private inline fun <R : Any> opened(block: () -> R?): R? = try {
@@ -302,10 +336,6 @@ class LineKit private constructor(
         diagnosisClient.close()
     }
 
-    private companion object {
-        const val CLOSED = "the LineKit engine is closed"
-    }
-
     /**
      * Builds a [LineKit]. Give at least one config source: [configJson] (a remote or plain
      * config) and/or [sealedConfig] (the default shipped in the app). A source that fails
@@ -317,9 +347,9 @@ class LineKit private constructor(
         private var sealed: String? = null
         private var sealedKey: ByteArray? = null
         private var storageDir: File? = null
-        private var traceSink: ((String) -> Unit)? = null
-        private var onAttempt: ((Attempt) -> Unit)? = null
-        private var onVersionMismatch: ((RouteTag) -> Unit)? = null
+        private var traceSink: TraceSink? = null
+        private var onAttempt: AttemptListener? = null
+        private var onVersionMismatch: VersionMismatchListener? = null
         private var transport: LineKitTransport? = null
         private var defaultTransport: Boolean = true
         private var fallbackOnInvalidConfig: Boolean = false
@@ -341,13 +371,13 @@ class LineKit private constructor(
          * Receives sampled trace events as JSON objects (redacted: no URLs or tokens).
          * Called on the request path: must be cheap and must not block.
          */
-        fun traceSink(sink: (String) -> Unit): Builder = apply { traceSink = sink }
+        fun traceSink(sink: TraceSink): Builder = apply { traceSink = sink }
 
         /**
          * Observes every attempt reported to the engine (outcome, status, timings), on the
          * calling thread, right after it is reported. Must be cheap.
          */
-        fun onAttempt(observer: (Attempt) -> Unit): Builder = apply { onAttempt = observer }
+        fun onAttempt(observer: AttemptListener): Builder = apply { onAttempt = observer }
 
         /**
          * Called, on the calling thread before the attempt is sent, for every attempt routed
@@ -355,7 +385,7 @@ class LineKit private constructor(
          * its business line was served from ([RouteTag.versionMismatch]): the app can switch
          * to a read-only or cached mode. Must be cheap.
          */
-        fun onVersionMismatch(listener: (RouteTag) -> Unit): Builder = apply { onVersionMismatch = listener }
+        fun onVersionMismatch(listener: VersionMismatchListener): Builder = apply { onVersionMismatch = listener }
 
         /**
          * The transport for probes and HTTPDNS queries. By default the engine gets a new
@@ -389,19 +419,30 @@ class LineKit private constructor(
          * Builds the engine.
          * @throws LineKitConfigException when the app's own config is invalid (unless
          *   [fallbackOnInvalidConfig]).
-         * @throws LineKitException on an unusable argument.
+         * @throws LineKitException on an unusable argument (half a sealed config, an
+         *   unusable storage directory).
          */
+        @Throws(LineKitException::class)
         fun build(): LineKit {
-            if (!fallbackOnInvalidConfig) LineKitConfigException.check(configJson, sealed, sealedKey)
-            val sink = traceSink?.let { f ->
-                object : TraceSink {
-                    override fun emit(eventJson: String) = f(eventJson)
+            val sink = traceSink?.let { app ->
+                object : dev.linekit.ffi.TraceSink {
+                    override fun emit(eventJson: String) = app.emit(eventJson)
                 }
             }
             val owned = if (defaultTransport) OkHttpTransport() else null
             val chosen: HttpTransport? = owned ?: transport
+            // One call: the core validates each config document once, while it picks the
+            // config, and hands back every problem of an invalid own config as data.
             val native = try {
-                NativeLineKit(configJson, sealed, sealedKey, storageDir?.absolutePath, sink, chosen, requireConsent)
+                val started = LineKitException.translating {
+                    startEngine(
+                        configJson, sealed, sealedKey, storageDir?.absolutePath, sink, chosen, fallbackOnInvalidConfig, requireConsent,
+                    )
+                }
+                when (started) {
+                    is Startup.Started -> started.kit
+                    is Startup.InvalidAppConfig -> throw LineKitConfigException(started.errors)
+                }
             } catch (t: Throwable) {
                 owned?.close()
                 throw t

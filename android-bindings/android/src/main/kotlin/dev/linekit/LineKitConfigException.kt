@@ -23,12 +23,4 @@ class LineKitConfigException(
         val where = if (e.path.isEmpty()) e.source else "${e.source} ${e.path}"
         "$where: ${e.error}"
     },
-) {
-    internal companion object {
-        /** Throws when the core finds problems in the app's own config levels. */
-        fun check(configJson: String?, sealed: String?, sealedKey: ByteArray?) {
-            val errors = dev.linekit.ffi.appConfigErrors(configJson, sealed, sealedKey)
-            if (errors.isNotEmpty()) throw LineKitConfigException(errors)
-        }
-    }
-}
+)

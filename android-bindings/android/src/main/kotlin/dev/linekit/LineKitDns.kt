@@ -44,6 +44,7 @@ class LineKitDns @JvmOverloads constructor(
      *
      * @throws UnknownHostException for a blank name, or when [delegate] finds nothing.
      */
+    @Throws(UnknownHostException::class)
     override fun lookup(hostname: String): List<InetAddress> {
         if (hostname.isBlank()) throw UnknownHostException("linekit: blank host name")
         lineKit.resolver.lookup(hostname, networkHandle)?.let { return it }

@@ -58,7 +58,7 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
             val decision = router.route(url, original.method, routeHeaders, false, excluded, oneShotBody)
                 ?: return chain.proceed(base) // closed engine: pass through
             val tag = RouteTag(decision.reason, decision.biz, decision.line, attempt, excluded, decision.versionMismatch, decision.mode, decision.wouldReason, decision.wouldLine)
-            if (tag.versionMismatch) lineKit.versionMismatchListener?.invoke(tag)
+            if (tag.versionMismatch) lineKit.versionMismatchListener?.onVersionMismatch(tag)
             val request = rewrite(base, decision, tag)
             val start = System.nanoTime()
             listener?.beginAttempt(start)
@@ -142,7 +142,7 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
         val verdict = lineKit.router.report(decision, false, outcome, status, timings, version)
         val recorded = verdict?.outcome ?: outcome
         if (recorded != null) {
-            lineKit.attemptObserver?.invoke(Attempt(request, tag, recorded, status, timings, error))
+            lineKit.attemptObserver?.onAttempt(Attempt(request, tag, recorded, status, timings, error))
         }
         return verdict
     }

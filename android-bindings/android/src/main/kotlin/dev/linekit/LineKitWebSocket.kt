@@ -35,7 +35,7 @@ import java.util.Random
 class LineKitWebSocket @JvmOverloads constructor(
     private val lineKit: LineKit,
     client: OkHttpClient,
-    private val onReport: ((WsConnectionReport) -> Unit)? = null,
+    private val onReport: WsReportListener? = null,
     private val clock: WsClock = WsClock.SYSTEM,
 ) : WebSocket.Factory {
     private val client: OkHttpClient =
@@ -138,7 +138,7 @@ internal class ReportingListener(
     private val socket: TrackedWebSocket,
     private val delegate: WebSocketListener,
     private val clock: WsClock,
-    private val onReport: ((WsConnectionReport) -> Unit)?,
+    private val onReport: WsReportListener?,
     private val onEnd: ((WsConnectionReport) -> Unit)?,
 ) : WebSocketListener() {
     private val start = clock.nanoTime()
@@ -280,7 +280,7 @@ internal class ReportingListener(
             report(WsEvent.Closed(closeCode.toUShort(), duration.toULong(), cause.code.toUByte()))
         }
         onEnd?.invoke(record) // the reconnect state first, so the app sees it settled
-        onReport?.invoke(record)
+        onReport?.onReport(record)
     }
 
     private fun report(event: WsEvent) {

@@ -57,8 +57,8 @@ class OkHttpTransport @JvmOverloads constructor(
     private val executor = ThreadPoolExecutor(0, Int.MAX_VALUE, 30, TimeUnit.SECONDS, SynchronousQueue()) { r ->
         Thread(group, r, "linekit-transport-${threads.incrementAndGet()}").apply { isDaemon = true }
     }
-    private val calls = ConcurrentHashMap<ULong, Call>()
-    private val cancelled: MutableSet<ULong> = ConcurrentHashMap.newKeySet()
+    private val calls = ConcurrentHashMap<Long, Call>()
+    private val cancelled: MutableSet<Long> = ConcurrentHashMap.newKeySet()
     private val closed = AtomicBoolean(false)
 
     /**
@@ -95,7 +95,7 @@ class OkHttpTransport @JvmOverloads constructor(
             val b = Request.Builder().url(request.url).method(request.method, null)
             for (h in request.headers) b.addHeader(h.name, h.value)
             val call = client.newCall(b.build())
-            call.timeout().timeout(request.timeoutMs.toLong().coerceAtLeast(1), TimeUnit.MILLISECONDS)
+            call.timeout().timeout(request.timeoutMs.coerceAtLeast(1), TimeUnit.MILLISECONDS)
             val id = request.id
             calls[id] = call
             call.enqueue(object : Callback {
@@ -119,7 +119,7 @@ class OkHttpTransport @JvmOverloads constructor(
         }
     }
 
-    override fun cancel(id: ULong) {
+    override fun cancel(id: Long) {
         val call = calls[id] ?: return
         cancelled.add(id)
         call.cancel()
@@ -137,7 +137,7 @@ class OkHttpTransport @JvmOverloads constructor(
         if (lazyClient.isInitialized()) client.connectionPool.evictAll()
     }
 
-    private fun finish(id: ULong, completion: TransportCompletion, outcome: TransportOutcome) {
+    private fun finish(id: Long, completion: TransportCompletion, outcome: TransportOutcome) {
         calls.remove(id)
         // A call the engine cancelled (its deadline passed, or it is closing) already has
         // its answer there: "cancelled" must not race the engine's own timeout result.
@@ -158,11 +158,11 @@ class OkHttpTransport @JvmOverloads constructor(
             // Read up to one byte past the limit.
         }
         if (buffer.size > maxBody) return TransportOutcome.Failed(TransportError.TooLarge)
-        return TransportOutcome.Response(response.code.toUShort(), buffer.readByteArray(), headersOf(response))
+        return TransportOutcome.Response(response.code, buffer.readByteArray(), headersOf(response))
     }
 
     /** Config fetches may carry a larger (signed) document than probes and HTTPDNS answers. */
-    private fun maxBody(kind: RequestKind): Long = dev.linekit.ffi.transportMaxBodyBytes(kind).toLong()
+    private fun maxBody(kind: RequestKind): Long = dev.linekit.ffi.transportMaxBodyBytes(kind)
 
     private fun failure(call: Call, e: IOException): TransportOutcome {
         val outcome = FailureClassifier.classify(e, call.isCanceled(), connected = null)

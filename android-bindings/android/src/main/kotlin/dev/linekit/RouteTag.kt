@@ -19,7 +19,7 @@ package dev.linekit
  * @property wouldLine under [RolloutMode.OBSERVE], the line [RolloutMode.ON] would have put
  *   the request on, if any.
  */
-data class RouteTag(
+data class RouteTag @JvmOverloads constructor(
     val reason: RouteReason,
     val biz: String?,
     val line: String?,

@@ -23,10 +23,10 @@ import java.util.concurrent.atomic.AtomicLong
  * refuses rather than replaying an incomplete trace. Which windows are recorded is decided
  * by the config's `trace.sample_rate` and `trace.window_ms`.
  */
-class TraceFileSink(
+class TraceFileSink @JvmOverloads constructor(
     private val file: File,
     capacity: Int = 65_536,
-) : (String) -> Unit, AutoCloseable {
+) : TraceSink, AutoCloseable {
     private val queue = ArrayBlockingQueue<String>(capacity)
     private val dropped = AtomicLong()
 
@@ -41,8 +41,8 @@ class TraceFileSink(
     val droppedEvents: Long get() = dropped.get()
 
     /** Queues one event (a JSON object). Never blocks. */
-    override fun invoke(event: String) {
-        if (closed || !queue.offer(event)) dropped.incrementAndGet()
+    override fun emit(eventJson: String) {
+        if (closed || !queue.offer(eventJson)) dropped.incrementAndGet()
     }
 
     /** Writes what is queued, closes the file and stops the writer thread. */

@@ -39,7 +39,7 @@ internal object WsUpgrade {
             val took = System.nanoTime() - start
             val event = WsEvent.HandshakeFailed(null, outcome.code.toUByte(), ms(took))
             val recorded = if (session == null) report(lineKit, tag, event) else null
-            lineKit.attemptObserver?.invoke(Attempt(request, tag, recorded ?: outcome, null, timings(took), e))
+            lineKit.attemptObserver?.onAttempt(Attempt(request, tag, recorded ?: outcome, null, timings(took), e))
             throw e
         }
         val took = System.nanoTime() - start
@@ -48,7 +48,7 @@ internal object WsUpgrade {
         // The core says what the handshake result means for the line.
         val recorded = if (session == null) report(lineKit, tag, event) else lineKit.wsEventOutcome(event)
         if (recorded != null) {
-            lineKit.attemptObserver?.invoke(Attempt(request, tag, recorded, status, timings(took), null))
+            lineKit.attemptObserver?.onAttempt(Attempt(request, tag, recorded, status, timings(took), null))
         }
         return response
     }

@@ -228,7 +228,7 @@ fun main() {
             wsLines.joinToString(", ") { "${it.name}=${stream.opensBy[it.name]?.get() ?: 0}" } +
             "; upgrades refused: ${stream.refused.get()}",
     )
-    println("Engine state: ${kit.state()}")
+    println("Engine state: ${kit.stateJson()}")
     kit.close()
     traces.close()
 

@@ -19,6 +19,7 @@ const val LINEKIT_STORAGE_DIR: String = "linekit"
  * @throws java.io.IOException if the asset cannot be read (a wrong name is a build error,
  *   so it is not silently skipped like an unusable config).
  */
+@Throws(java.io.IOException::class)
 fun LineKit.Builder.sealedConfigAsset(context: Context, assetName: String, key: ByteArray): LineKit.Builder {
     val bytes = context.assets.open(assetName).use { it.readBytes() }
     return sealedConfig(bytes, key)

@@ -258,7 +258,7 @@ class LineKitAndroid private constructor(
             lineKit: LineKit,
             scheduler: Scheduler = HandlerScheduler(),
             coalesceMs: Long = DEFAULT_COALESCE_MS,
-            onNetwork: ((NetworkSnapshot) -> Unit)? = null,
+            onNetwork: NetworkListener? = null,
         ): LineKitAndroid {
             require(coalesceMs >= 0) { "coalesceMs must be >= 0" }
             if (context.checkSelfPermission(Manifest.permission.ACCESS_NETWORK_STATE) !=
@@ -271,7 +271,7 @@ class LineKitAndroid private constructor(
                 ?: throw IllegalStateException("no ConnectivityManager on this device")
             val monitor = LineKitAndroid(connectivity, scheduler, coalesceMs) { s ->
                 lineKit.onNetworkChanged(s.handle, s.validated, s.vpn, s.privateDns, s.proxy, s.transport)
-                onNetwork?.invoke(s)
+                onNetwork?.onNetwork(s)
             }
             monitor.start()
             return monitor

@@ -1,3 +1,5 @@
+@file:JvmName("NetworkClients")
+
 package dev.linekit.android
 
 import android.net.Network
@@ -19,6 +21,7 @@ class NetworkDns(
     /** The network lookups run on. */
     val network: Network,
 ) : Dns {
+    @Throws(UnknownHostException::class)
     override fun lookup(hostname: String): List<InetAddress> {
         val addresses = try {
             network.getAllByName(hostname)
@@ -46,6 +49,8 @@ class NetworkDns(
  * Linekit is installed with [lineKit]; its `Dns` reads the HTTPDNS records of [network]
  * itself (never the default network's) and falls back to [NetworkDns], so whenever the core
  * has no answer for that network the lookup still resolves on it.
+ *
+ * Java: `NetworkClients.clientFor(kit, network)`.
  *
  * @param builder a builder carrying the app's own settings (timeouts, interceptors, ...).
  */

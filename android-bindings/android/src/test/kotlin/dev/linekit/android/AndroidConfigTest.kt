@@ -41,7 +41,7 @@ class AndroidConfigTest {
     fun `the sealed config asset is opened with the app's key`() {
         // src/test/assets/linekit/config.sealed: `linekit config seal` of version 7.
         LineKit.Builder().sealedConfigAsset(context, SEALED_ASSET, SEALED_KEY).build().use { kit ->
-            val state = kit.state()
+            val state = kit.stateJson()
             assertTrue(state, state.contains("\"source\":\"sealed\""))
             assertTrue(state, state.contains("\"version\":7"))
         }
@@ -51,7 +51,7 @@ class AndroidConfigTest {
     fun `a wrong key falls back down the chain instead of failing the app`() {
         val wrong = ByteArray(32) { 9 }
         LineKit.Builder().sealedConfigAsset(context, SEALED_ASSET, wrong).build().use { kit ->
-            assertTrue(kit.state().contains("\"source\":\"hard_coded\""))
+            assertTrue(kit.stateJson().contains("\"source\":\"hard_coded\""))
         }
     }
 
@@ -76,7 +76,7 @@ class AndroidConfigTest {
         // Idempotent, and the engine accepts it.
         assertEquals(dir, lineKitStorageDir(app))
         LineKit.Builder().configJson(testConfig(version = 3)).defaultStorage(app).build().use { kit ->
-            assertTrue(kit.state().contains("\"version\":3"))
+            assertTrue(kit.stateJson().contains("\"version\":3"))
         }
         assertTrue(expected.isDirectory)
     }

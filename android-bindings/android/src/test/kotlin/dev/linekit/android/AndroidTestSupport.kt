@@ -22,7 +22,7 @@ fun testLineKit(): LineKit = LineKit.Builder().configJson(testConfig()).build()
 
 /** The engine's `network` object, parsed just enough for assertions. */
 fun LineKit.networkJson(): Map<String, Any?> = parseFlatObject(
-    Regex("\"network\":(\\{[^}]*\\})").find(state())?.groupValues?.get(1) ?: error("no network in state"),
+    Regex("\"network\":(\\{[^}]*\\})").find(stateJson())?.groupValues?.get(1) ?: error("no network in state"),
 )
 
 /** Parses a flat JSON object of strings, numbers, booleans and nulls. */

@@ -23,7 +23,7 @@ class ConsumerRulesTest {
     /** Every class in the jars/directories of the library, its bindings, JNA and this module. */
     private val classes: Set<String> by lazy {
         val anchors = listOf(dev.linekit.LineKit::class.java, dev.linekit.ffi.NativeLineKit::class.java,
-            com.sun.jna.Native::class.java, LineKitAndroid::class.java)
+            com.sun.jna.Native::class.java, LineKitAndroid::class.java, okhttp3.OkHttpClient::class.java)
         anchors.map { File(it.protectionDomain.codeSource.location.toURI()) }.distinct()
             .flatMap(::classNames).toSet()
     }
@@ -79,6 +79,20 @@ class ConsumerRulesTest {
         }
         assertEquals(symbols.map { it.second }.sorted(), load("dev.linekit.internal.NativeFast").declaredMethods
             .filter { Modifier.isNative(it.modifiers) }.map { it.name }.sorted())
+    }
+
+    @Test
+    fun `every method a keep rule names exists with that return type`() {
+        val method = Regex("""([\w.$]+)\s+([\w$]+)\(\)""")
+        val named = rules.filter { '*' !in it.classPattern }.flatMap { r -> method.findAll(r.members).map { r to it }.toList() }
+        assertTrue("no keep rule names a method", named.isNotEmpty())
+        for ((rule, m) in named) {
+            val (type, name) = m.destructured
+            assertTrue(
+                "${rule.classPattern} has no `${m.value}` (renamed by a dependency update?)",
+                load(rule.classPattern).methods.any { it.name == name && it.parameterCount == 0 && it.returnType.name == type },
+            )
+        }
     }
 
     @Test

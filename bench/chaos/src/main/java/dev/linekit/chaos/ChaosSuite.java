@@ -3,7 +3,7 @@ package dev.linekit.chaos;
 import com.fasterxml.jackson.jr.ob.JSON;
 import dev.linekit.LineKit;
 import dev.linekit.LineKitDns;
-import dev.linekit.OkHttpClientsKt;
+import dev.linekit.LineKitOkHttp;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -307,7 +307,7 @@ public final class ChaosSuite {
     LineKit kit = new LineKit.Builder().configJson(config(sc)).build();
     CountingDns system = new CountingDns(Dns.SYSTEM);
     CountingDns all = new CountingDns(new LineKitDns(kit, system));
-    OkHttpClient.Builder lkBuilder = OkHttpClientsKt.lineKit(base(), kit, system).dns(all)
+    OkHttpClient.Builder lkBuilder = LineKitOkHttp.install(base(), kit, system).dns(all)
         .addInterceptor(new Load.Recorder());
     // A new connection per call: with HTTPDNS every call resolves its line host (the
     // scenario watches where the answers come from); over TLS every call does a handshake

@@ -2,6 +2,7 @@ package dev.linekit.bench;
 
 import dev.linekit.AttemptTimings;
 import dev.linekit.LineKit;
+import dev.linekit.LineKitException;
 import dev.linekit.RouteDecision;
 import dev.linekit.internal.Router;
 import java.net.InetAddress;
@@ -41,7 +42,7 @@ public class HotPathBench {
   Router jniRouter;
 
   @Setup(Level.Trial)
-  public void setUp() throws UnknownHostException {
+  public void setUp() throws UnknownHostException, LineKitException {
     map = new ConcurrentHashMap<>();
     for (int i = 0; i < 64; i++) {
       map.put("host" + i + ".linekit.test", List.of(

@@ -2,9 +2,10 @@ package dev.linekit.bench;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.linekit.LineKit;
+import dev.linekit.LineKitException;
 import dev.linekit.LineKitEventListener;
 import dev.linekit.LineKitInterceptor;
-import dev.linekit.OkHttpClientsKt;
+import dev.linekit.LineKitOkHttp;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -55,7 +56,7 @@ public class InterceptorBench {
   private Target measured;
 
   @Setup(Level.Trial)
-  public void setUp() throws IOException {
+  public void setUp() throws IOException, LineKitException {
     server = LoopbackServer.start("ok".getBytes(StandardCharsets.UTF_8), 64, null);
     String origin = LoopbackServer.origin(server);
     String config = "{\"version\":1,\"allow_cleartext\":true,\"biz_lines\":{\"spot\":{"
@@ -64,7 +65,7 @@ public class InterceptorBench {
     Request direct = new Request.Builder().url(origin + "/api/v1/ticker?symbol=BTC").build();
     Request logical = new Request.Builder().url("http://api.linekit.test/api/v1/ticker?symbol=BTC").build();
     targets.put("plain", new Target(new OkHttpClient(), direct));
-    targets.put("lineKitJni", new Target(OkHttpClientsKt.lineKit(new OkHttpClient.Builder(), jni).build(), logical));
+    targets.put("lineKitJni", new Target(LineKitOkHttp.install(new OkHttpClient.Builder(), jni).build(), logical));
     targets.put("listenerOnly", new Target(
         new OkHttpClient.Builder().eventListenerFactory(new LineKitEventListener.Factory()).build(), direct));
     targets.put("interceptorOnly", new Target(

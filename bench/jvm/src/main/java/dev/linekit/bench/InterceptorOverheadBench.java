@@ -1,6 +1,7 @@
 package dev.linekit.bench;
 
 import dev.linekit.LineKit;
+import dev.linekit.LineKitException;
 import dev.linekit.LineKitEventListener;
 import dev.linekit.LineKitInterceptor;
 import java.io.IOException;
@@ -43,7 +44,7 @@ public class InterceptorOverheadBench {
   Request logical;
 
   @Setup(Level.Trial)
-  public void setUp() {
+  public void setUp() throws LineKitException {
     String config = "{\"version\":1,\"allow_cleartext\":true,\"biz_lines\":{\"spot\":{"
         + "\"match\":[\"api.linekit.test\"],\"http\":[{\"id\":\"lo\",\"url\":\"http://127.0.0.1:9\"}]}}}";
     jni = new LineKit.Builder().configJson(config).build();

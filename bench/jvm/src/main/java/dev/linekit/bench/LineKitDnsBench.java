@@ -83,7 +83,7 @@ public class LineKitDnsBench {
       }
       Thread.sleep(20);
     }
-    throw new IllegalStateException("no HTTPDNS record for " + HOST + " within 10 s: " + kit.state());
+    throw new IllegalStateException("no HTTPDNS record for " + HOST + " within 10 s: " + kit.stateJson());
   }
 
   @Setup(Level.Trial)

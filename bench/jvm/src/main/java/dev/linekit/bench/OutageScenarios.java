@@ -1,7 +1,7 @@
 package dev.linekit.bench;
 
 import dev.linekit.LineKit;
-import dev.linekit.OkHttpClientsKt;
+import dev.linekit.LineKitOkHttp;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -119,7 +119,7 @@ public final class OutageScenarios {
             .addInterceptor(new StaticListFailover(
                 List.of(HttpUrl.get(p.origin()), HttpUrl.get(b.origin()), HttpUrl.get(c.origin())), 3, 5000))
             .addInterceptor(new Recorder(byPort)).build(), p.origin() + "/api/v1/ticker"),
-        new Strategy("linekit", OkHttpClientsKt.lineKit(base(), kit).addInterceptor(new Recorder(byPort)).build(),
+        new Strategy("linekit", LineKitOkHttp.install(base(), kit).addInterceptor(new Recorder(byPort)).build(),
             "http://api.linekit.test/api/v1/ticker"));
 
     // Warm-up (JIT, connections, the engine's first verification of each line) before t0.
@@ -198,7 +198,7 @@ public final class OutageScenarios {
       pr.put("b", b.probeCount() - before[1]);
       pr.put("c", c.probeCount() - before[2]);
       probesByPhase.add(pr);
-      System.err.println("end of " + ph.name + ": " + kit.state());
+      System.err.println("end of " + ph.name + ": " + kit.stateJson());
     }
     for (Thread th : users) th.join();
 

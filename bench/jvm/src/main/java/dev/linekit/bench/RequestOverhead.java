@@ -3,7 +3,7 @@ package dev.linekit.bench;
 import com.sun.management.OperatingSystemMXBean;
 import com.sun.net.httpserver.HttpServer;
 import dev.linekit.LineKit;
-import dev.linekit.OkHttpClientsKt;
+import dev.linekit.LineKitOkHttp;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
@@ -106,7 +106,7 @@ public final class RequestOverhead {
     LineKit kit = new LineKit.Builder().configJson(config).build();
     // Enough idle connections for 8 callers in both clients (OkHttp keeps 5 by default).
     OkHttpClient plain = new OkHttpClient.Builder().connectionPool(new ConnectionPool(16, 5, TimeUnit.MINUTES)).build();
-    OkHttpClient linekit = OkHttpClientsKt.lineKit(
+    OkHttpClient linekit = LineKitOkHttp.install(
         new OkHttpClient.Builder().connectionPool(new ConnectionPool(16, 5, TimeUnit.MINUTES)), kit).build();
     OkHttpClient staticList = new OkHttpClient.Builder()
         .connectionPool(new ConnectionPool(16, 5, TimeUnit.MINUTES))

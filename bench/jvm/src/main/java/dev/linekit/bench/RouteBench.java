@@ -1,6 +1,7 @@
 package dev.linekit.bench;
 
 import dev.linekit.LineKit;
+import dev.linekit.LineKitException;
 import dev.linekit.RouteDecision;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -28,7 +29,7 @@ public class RouteBench {
   LineKit jni;
 
   @Setup(Level.Trial)
-  public void setUp() {
+  public void setUp() throws LineKitException {
     jni = new LineKit.Builder().configJson(CONFIG).build();
   }
 
@@ -38,7 +39,7 @@ public class RouteBench {
   }
 
   @Benchmark
-  public RouteDecision routeJni() {
+  public RouteDecision routeJni() throws LineKitException {
     return jni.route(URL);
   }
 

@@ -2,7 +2,7 @@ package dev.linekit.bench;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.linekit.LineKit;
-import dev.linekit.OkHttpClientsKt;
+import dev.linekit.LineKitOkHttp;
 import dev.linekit.RouteDecision;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -88,7 +88,7 @@ public final class StartupTime {
     for (int i = 0; i < get.length; i++) {
       long s = System.nanoTime();
       LineKit kit = new LineKit.Builder().sealedConfig(sealed, key).build();
-      OkHttpClient client = OkHttpClientsKt.lineKit(new OkHttpClient.Builder(), kit).build();
+      OkHttpClient client = LineKitOkHttp.install(new OkHttpClient.Builder(), kit).build();
       try (Response r = client.newCall(new Request.Builder().url("http://api0.linekit.test/v1/ping").build()).execute()) {
         if (r.code() != 200) throw new IllegalStateException("status " + r.code());
         r.body().string();

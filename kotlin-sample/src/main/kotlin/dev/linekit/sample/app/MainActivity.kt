@@ -11,8 +11,6 @@ import android.widget.ScrollView
 import android.widget.TextView
 import dev.linekit.android.NetworkSnapshot
 import okhttp3.Request
-import org.json.JSONArray
-import org.json.JSONObject
 import java.util.concurrent.ExecutorService
 import java.util.concurrent.Executors
 
@@ -76,8 +74,7 @@ class MainActivity : Activity() {
 
     /** Probes every business line now (single-flight and the probe budget still apply). */
     private fun detect() = io.execute {
-        val pools = JSONObject(app.lineKit.state()).getJSONObject("pools")
-        val bizLines = pools.keys().asSequence().map { it.substringBefore('/') }.toSortedSet()
+        val bizLines = app.lineKit.state().pools.keys.map { it.substringBefore('/') }.toSortedSet()
         val started = bizLines.filter { app.lineKit.detect(it) }
         main.post {
             decisionsView.text = "detect started for ${started.joinToString().ifEmpty { "none (cooldown or budget)" }}"
@@ -99,21 +96,16 @@ class MainActivity : Activity() {
 
     private fun refresh() {
         showNetwork(app.monitor.network)
-        val state = JSONObject(app.lineKit.state())
-        val pools = state.getJSONObject("pools")
+        val state = app.lineKit.state()
         linesView.text = buildString {
-            append("config v${state.getLong("version")} (${state.optString("source")})\n")
-            for (key in pools.keys().asSequence().sorted()) {
+            append("config v${state.version} (${state.source.wireName})\n")
+            for ((key, pool) in state.pools.toSortedMap()) {
                 append(key).append('\n')
-                val lines = pools.get(key)
-                if (lines is JSONArray) {
-                    for (i in 0 until lines.length()) {
-                        val l = lines.getJSONObject(i)
-                        append("  ${i + 1}. ${l.optString("id")} ${l.optString("breaker")} ")
-                        append(l.toString().take(160)).append('\n')
-                    }
-                } else {
-                    append("  ").append(lines.toString()).append('\n')
+                pool.lines.forEachIndexed { i, l ->
+                    append("  ${i + 1}. ${l.id} ${l.breaker.wireName} ok=${l.successes} failed=${l.failures}")
+                    l.avgLatencyMs?.let { append(" ${it}ms") }
+                    l.lastError?.let { append(" last=${it.wireName}") }
+                    append('\n')
                 }
             }
         }

@@ -1,0 +1,237 @@
+//! Router capability (`docs/architecture.md#routing-rules`): business-line matching, URL rewriting
+//! that keeps everything but scheme/host/port, private headers, fixed hosts, kill switch,
+//! in-call exclusion and the all-open fallback — driven through the engine facade.
+
+use linekit_core::config::validate::parse_config;
+use linekit_core::engine::{LineKit, Report, RouteRequest};
+use linekit_core::line::{Outcome, Protocol};
+use linekit_core::trace::event::NoopSink;
+use linekit_core::trace::Reason;
+use linekit_core::ManualClock;
+use std::sync::Arc;
+
+fn engine() -> (LineKit, ManualClock) {
+    let config = parse_config(include_str!("../fixtures/routing.json")).expect("fixture is valid");
+    let clock = ManualClock::new(1, 0);
+    let kit = LineKit::new(config, Arc::new(clock.clone()), Arc::new(NoopSink), 7).unwrap();
+    (kit, clock)
+}
+
+fn route(kit: &LineKit, url: &str) -> (String, Option<String>, Reason) {
+    let d = kit.route(&RouteRequest::new(url, "GET"));
+    (d.url(url), d.line.map(|l| l.to_string()), d.reason)
+}
+
+/// The line `https://api.example.com/` is routed to now.
+fn api_line(kit: &LineKit) -> Option<String> {
+    route(kit, "https://api.example.com/").1
+}
+
+#[test]
+fn path_and_query_are_preserved_byte_for_byte() {
+    let (kit, _) = engine();
+    for rest in [
+        "/v1/a%2Fb/c?x=1",
+        "/search?q=a+b&plus=%2B",
+        "/ünï/çødé?名前=値",
+        "/empty-query?",
+        "",
+        "?only=query",
+        "/p;matrix=1?a=%zz#frag",
+    ] {
+        let (url, line, reason) = route(&kit, &format!("https://api.example.com{rest}"));
+        assert_eq!(url, format!("https://spot-ali.example.com{rest}"), "{rest}");
+        assert_eq!(line.as_deref(), Some("ali"));
+        assert!(
+            matches!(reason, Reason::Sticky | Reason::Ranked),
+            "{reason}"
+        );
+    }
+}
+
+#[test]
+fn port_of_the_line_replaces_the_logical_port() {
+    let (kit, _) = engine();
+    let d = kit.route(&RouteRequest {
+        exclude: &["ali"],
+        ..RouteRequest::new("https://api.example.com:9999/x", "GET")
+    });
+    assert_eq!(
+        d.url("https://api.example.com:9999/x"),
+        "https://spot-tx.example.com:8443/x"
+    );
+    assert_eq!(d.reason, Reason::RetryExcluded);
+}
+
+#[test]
+fn unmanaged_hosts_and_non_http_urls_are_left_alone() {
+    let (kit, _) = engine();
+    for url in [
+        "https://other.example.org/x",
+        "not a url",
+        "ftp://api.example.com/x",
+    ] {
+        let (out, line, reason) = route(&kit, url);
+        assert_eq!((out.as_str(), line, reason), (url, None, Reason::Unmanaged));
+    }
+}
+
+#[test]
+fn suffix_match_and_explicit_biz_header() {
+    let (kit, _) = engine();
+    assert_eq!(
+        route(&kit, "https://a.static.example.com/img.png").0,
+        "https://cdn.example.com/img.png"
+    );
+    let (d, sent) = kit.route_with_headers(
+        "https://elsewhere.example.org/x",
+        "GET",
+        &[("X-Line-Biz", "cdn"), ("Accept", "*/*")],
+        Protocol::Http,
+        &[],
+    );
+    assert_eq!(
+        d.url("https://elsewhere.example.org/x"),
+        "https://cdn.example.com/x"
+    );
+    assert_eq!(d.biz.as_deref(), Some("cdn"));
+    assert_eq!(sent, vec![("Accept".to_string(), "*/*".to_string())]);
+}
+
+#[test]
+fn every_private_header_is_stripped_case_insensitively() {
+    let (kit, _) = engine();
+    let headers = [
+        ("x-line-biz", "spot"),
+        ("X-LINE-TRACE", "1"),
+        ("X-Line-Keep-Original-Host", "false"),
+        ("Authorization", "Bearer t"),
+        ("X-Lines-Not-Private", "kept"),
+    ];
+    let (_, sent) = kit.route_with_headers(
+        "https://api.example.com/",
+        "GET",
+        &headers,
+        Protocol::Http,
+        &[],
+    );
+    let names: Vec<&str> = sent.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["Authorization", "X-Lines-Not-Private"]);
+}
+
+#[test]
+fn keep_original_host_leaves_the_request_alone() {
+    let (kit, _) = engine();
+    let (d, sent) = kit.route_with_headers(
+        "https://api.example.com/pay?id=1",
+        "POST",
+        &[("X-Line-Keep-Original-Host", "true")],
+        Protocol::Http,
+        &[],
+    );
+    assert_eq!(
+        (d.url("https://api.example.com/pay?id=1").as_str(), d.reason),
+        ("https://api.example.com/pay?id=1", Reason::KeepOriginal)
+    );
+    assert!(sent.is_empty());
+}
+
+#[test]
+fn fixed_host_pins_and_invalid_fixed_host_changes_nothing() {
+    let (kit, _) = engine();
+    let fixed = |value: &str| {
+        kit.route(&RouteRequest {
+            fixed_host: Some(value),
+            ..RouteRequest::new("https://api.example.com/a?b=c", "GET")
+        })
+    };
+    let d = fixed("https://pinned.example.com:444");
+    assert_eq!(
+        (d.url("https://api.example.com/a?b=c").as_str(), d.reason),
+        ("https://pinned.example.com:444/a?b=c", Reason::FixedHost)
+    );
+    for bad in [
+        "http://pinned.example.com",
+        "https://pinned.example.com:0",
+        "wss://x.example.com",
+        "junk",
+        "https://x.example.com/path",
+    ] {
+        let d = fixed(bad);
+        assert_eq!(
+            (d.url("https://api.example.com/a?b=c").as_str(), d.reason),
+            ("https://api.example.com/a?b=c", Reason::FixedHostInvalid),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn downgrade_returns_first_line_by_priority() {
+    let (kit, clock) = engine();
+    // Move traffic to tx first.
+    route(&kit, "https://api.example.com/");
+    kit.report(&Report::new("spot", "ali", Outcome::ConnectRefused, 10));
+    clock.advance(1);
+    assert_eq!(api_line(&kit).as_deref(), Some("tx"));
+    kit.set_downgrade(true);
+    assert_eq!(route(&kit, "https://api.example.com/").2, Reason::Downgrade);
+    assert_eq!(api_line(&kit).as_deref(), Some("ali"));
+    kit.set_downgrade(false);
+    assert_eq!(api_line(&kit).as_deref(), Some("tx"));
+}
+
+#[test]
+fn websocket_requests_use_the_ws_pool() {
+    let (kit, _) = engine();
+    let d = kit.route(&RouteRequest {
+        protocol: Protocol::Ws,
+        ..RouteRequest::new("https://api.example.com/stream", "GET")
+    });
+    assert_eq!(
+        (
+            d.url("https://api.example.com/stream").as_str(),
+            d.line.as_deref()
+        ),
+        ("https://ws-ali.example.com/stream", Some("ali-ws"))
+    );
+    let none = kit.route(&RouteRequest {
+        protocol: Protocol::Ws,
+        ..RouteRequest::new("https://a.static.example.com/stream", "GET")
+    });
+    assert_eq!(none.reason, Reason::Unmanaged);
+}
+
+#[test]
+fn local_network_failures_do_not_move_traffic() {
+    let (kit, clock) = engine();
+    assert_eq!(api_line(&kit).as_deref(), Some("ali"));
+    for _ in 0..10 {
+        kit.report(&Report::new("spot", "ali", Outcome::LocalNetwork, 5));
+        kit.report(&Report::new("spot", "ali", Outcome::Cancelled, 5));
+        clock.advance(100);
+        assert_eq!(api_line(&kit).as_deref(), Some("ali"));
+    }
+}
+
+#[test]
+fn reports_for_unknown_lines_are_ignored() {
+    let (kit, _) = engine();
+    kit.report(&Report::new("nope", "ali", Outcome::DnsFailure, 5));
+    kit.report(&Report::new("spot", "nope", Outcome::DnsFailure, 5));
+    let state: serde_json::Value = serde_json::from_str(&kit.state_json()).unwrap();
+    assert_eq!(state["pools"]["spot/http"][0]["failures"], 0);
+}
+
+#[test]
+fn report_by_host_finds_the_line() {
+    let (kit, clock) = engine();
+    route(&kit, "https://api.example.com/");
+    kit.report(&Report {
+        line: None,
+        host: Some("spot-ali.example.com"),
+        ..Report::new("spot", "", Outcome::DnsFailure, 5)
+    });
+    clock.advance(1);
+    assert_eq!(api_line(&kit).as_deref(), Some("tx"));
+}
