@@ -46,15 +46,17 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("linekit-consent-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("leftover"), b"x").unwrap();
-        let kit = NativeLineKit::new(
+        let kit = crate::start_engine(
             Some(CONFIG.into()),
             None,
             None,
             Some(dir.to_string_lossy().into_owned()),
             None,
             None,
+            false,
             true,
         )
+        .and_then(crate::Startup::into_kit)
         .unwrap();
         assert!(!kit.consent_granted().unwrap());
         kit.grant_consent().unwrap();

@@ -187,8 +187,8 @@ macro_rules! wire_enum {
 
 /// The tables of every wire enum that crosses into Kotlin, keyed by [`WireEnum::KIND`].
 pub fn kotlin_vocabularies() -> Vec<(&'static str, Table)> {
-    use crate::config::RolloutMode;
     use crate::config::source::ConfigSource;
+    use crate::config::RolloutMode;
     use crate::dns::ConnectError;
     use crate::line::{BreakerState, CloseCause, Outcome};
     use crate::net::{HttpDnsBypass, PrivateDnsMode};
