@@ -134,7 +134,7 @@ class ConsentTest {
             assertFalse(kit.consentGranted)
             appCalls(kit)
             assertEquals(2, appRequests.get())
-            val refused = assertThrows(dev.linekit.ffi.LineKitException.InvalidArgument::class.java) { kit.diagnose("spot") }
+            val refused = assertThrows(LineKitException.InvalidArgument::class.java) { kit.diagnose("spot") }
             assertTrue(refused.message!!.contains("consent required"), refused.message)
             // An explicit detect request sends nothing either.
             kit.detect("spot")
