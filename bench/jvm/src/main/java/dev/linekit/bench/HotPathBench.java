@@ -53,7 +53,7 @@ public class HotPathBench {
         InetAddress.getByAddress("api.linekit.test", new byte[] {47, 118, (byte) 227, 108}),
         InetAddress.getByAddress("api.linekit.test", new byte[] {47, 118, (byte) 227, 111})));
     jni = new LineKit.Builder().configJson(RouteBench.CONFIG).build();
-    jniRouter = jni.getRouter$linekit_android();
+    jniRouter = jni.getRouter$linekit_jvm();
   }
 
   @TearDown(Level.Trial)
