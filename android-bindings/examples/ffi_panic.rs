@@ -112,6 +112,7 @@ pub fn check() -> Result<(), String> {
         Some(Box::new(ThrowingSink(armed.clone()))),
         Some(Box::new(transport)),
         true,
+        false,
     )
     .and_then(Startup::into_kit)
     .map_err(|e| format!("engine: {e}"))?;

@@ -158,6 +158,11 @@ pub fn answer_of(
         generation: u64::from(generation),
         line: u64::from(line),
         target: u64::from(target),
+        mode: u64::from(d.mode.code()),
+        would_reason: d
+            .would
+            .as_ref()
+            .map_or(0, |w| u64::from(w.reason.code()) + 1),
     }
 }
 
@@ -275,6 +280,7 @@ pub fn code_elements(
             out.push(text(&l.line));
             out.push(text(&l.version_header));
             out.push(Some(l.buffer_body_max_bytes.to_string()));
+            out.push(text(&l.would_line));
         }
         for t in e.targets {
             out.push(Some(t.scheme.as_str().to_string()));
@@ -613,6 +619,7 @@ jni_export! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use linekit_core::config::RolloutMode;
     use linekit_core::line::Scheme;
     use linekit_core::trace::Reason;
 
@@ -670,11 +677,11 @@ mod tests {
                 target(Scheme::Https, "h.test", None, None),
             ),
         ] {
-            let split = linekit_core::line::endpoint::SplitUrl::parse(url).expect("url");
-            let t = Target {
-                rest_at: url.len() - split.rest.len(),
-                ..t
-            };
+            let authority = url.find("://").expect("url") + 3;
+            let rest_at = url[authority..]
+                .find(['/', '?', '#'])
+                .map_or(url.len(), |i| authority + i);
+            let t = Target { rest_at, ..t };
             assert_eq!(same_url(&t, url), t.url(url) == url, "{url} on {t:?}");
         }
     }
@@ -738,15 +745,33 @@ mod tests {
                 .build()
                 .expect("valid config");
             let h = Handle::new(Arc::new(engine));
-            let (answer, _) = route(&h, "http://api.linekit.test/a", "GET", None, false);
+            let (answer, entry) = route(&h, "http://api.linekit.test/a", "GET", None, false);
+            let would_line = entry.and_then(|e| e.would_line);
             assert_eq!(
                 Reason::from_code(answer.reason as i32),
                 Some(reason),
                 "{mode}"
             );
             assert_eq!(answer.max_retries, 0, "{mode}");
+            assert_eq!(
+                RolloutMode::from_code(answer.mode as i32).map(|m| m.as_str()),
+                Some(mode)
+            );
+            let would = Reason::from_code(answer.would_reason as i32 - 1);
+            if mode == "observe" {
+                assert!(would.is_some_and(|r| r.is_rewrite()), "{would:?}");
+                assert!(would_line.is_some(), "observe names the line on would take");
+            } else {
+                assert_eq!(answer.would_reason, 0, "only observe says what on would do");
+                assert_eq!(would_line, None);
+            }
             let (on, _) = route(&h, "http://cdn.linekit.test/a", "GET", None, false);
             assert_eq!(on.max_retries, 2, "the other business lines keep theirs");
+            assert_eq!(
+                RolloutMode::from_code(on.mode as i32),
+                Some(RolloutMode::On)
+            );
+            assert_eq!(on.would_reason, 0);
         }
     }
 
@@ -777,6 +802,7 @@ mod tests {
                 Some("a"),
                 Some("X-V"),
                 Some("4096"),
+                None,
                 Some("http"),
                 Some("127.0.0.1"),
                 Some("1"),
@@ -919,6 +945,7 @@ mod tests {
             "reason",
             "close_cause",
             "private_dns",
+            "rollout mode",
             "http_method",
         ] {
             assert!(text.lines().any(|l| l.starts_with(kind)), "{kind}");

@@ -68,6 +68,8 @@ pub struct LineEntry {
     pub version_header: Option<Arc<str>>,
     /// `thresholds.buffer_body_max_bytes` of the config that routed.
     pub buffer_body_max_bytes: u64,
+    /// Under `observe`: the line `on` would have chosen.
+    pub would_line: Option<Arc<str>>,
 }
 
 impl LineEntry {
@@ -79,6 +81,7 @@ impl LineEntry {
             line: d.line.clone(),
             version_header: d.version_header.clone(),
             buffer_body_max_bytes,
+            would_line: would_line(d).cloned(),
         })
     }
 
@@ -88,6 +91,7 @@ impl LineEntry {
             .text(d.line.as_deref())
             .text(d.version_header.as_deref())
             .number(limit)
+            .text(would_line(d).map(|l| &**l))
             .finish()
     }
 
@@ -96,7 +100,13 @@ impl LineEntry {
             && same(&self.line, &d.line)
             && same(&self.version_header, &d.version_header)
             && self.buffer_body_max_bytes == limit
+            && self.would_line.as_deref() == would_line(d).map(|l| &**l)
     }
+}
+
+/// Under `observe`, the line `on` would have chosen for `d`.
+fn would_line(d: &RouteDecision) -> Option<&Arc<str>> {
+    d.would.as_ref().and_then(|w| w.line.as_ref())
 }
 
 /// A route answer's target entry: the decision's [`Target`] without where the request's

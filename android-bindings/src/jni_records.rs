@@ -56,6 +56,11 @@ bit_record! {
         /// The code of the answer's `TargetEntry` (where the request goes); 0 when the URL
         /// stays as it is.
         target: 16,
+        /// The rollout mode the request was routed under (`RolloutMode`'s code).
+        mode: 2,
+        /// Under `observe`: the code of the reason `on` would have routed with
+        /// (`RouteReason`) plus one; 0 under the other modes.
+        would_reason: 6,
     }
 }
 
@@ -166,6 +171,10 @@ pub const LINE_ENTRY: Record = Record {
             "buffer_body_max_bytes",
             "`thresholds.buffer_body_max_bytes` of the config that routed.",
         ),
+        Field::text(
+            "would_line",
+            "Under `observe`: the line id `on` would have chosen, if any.",
+        ),
     ],
 };
 
@@ -227,6 +236,7 @@ pub const RECORDS: [Record; 11] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+    use linekit_core::config::RolloutMode;
     use linekit_core::dns::ConnectError;
     use linekit_core::line::Outcome;
     use linekit_core::trace::Reason;
@@ -238,6 +248,8 @@ mod tests {
             1usize << f.width
         };
         assert!(Reason::ALL.len() <= width(&RouteAnswer::LAYOUT, "reason"));
+        assert!(Reason::ALL.len() < width(&RouteAnswer::LAYOUT, "would_reason"));
+        assert!(RolloutMode::ALL.len() <= width(&RouteAnswer::LAYOUT, "mode"));
         assert!(Outcome::ALL.len() <= width(&ReportAnswer::LAYOUT, "outcome"));
         assert!(Outcome::ALL.len() < width(&ReportHead::LAYOUT, "outcome"));
         assert!(ConnectError::ALL.len() <= width(&ConnectResult::LAYOUT, "error"));

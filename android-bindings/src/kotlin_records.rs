@@ -463,7 +463,7 @@ mod tests {
             src.contains("fun versionMismatch(word: Long): Boolean = ((word ushr 6) and 1L) != 0L"),
             "{src}"
         );
-        assert!(src.contains("fun pack(reason: Int, versionMismatch: Boolean, maxRetries: Int, sameUrl: Boolean, generation: Int, line: Int, target: Int): Long"), "{src}");
+        assert!(src.contains("fun pack(reason: Int, versionMismatch: Boolean, maxRetries: Int, sameUrl: Boolean, generation: Int, line: Int, target: Int, mode: Int, wouldReason: Int): Long"), "{src}");
         assert!(
             src.contains("((target.toLong() and 0xffffL) shl 36)"),
             "{src}"

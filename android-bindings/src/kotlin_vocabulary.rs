@@ -1,5 +1,5 @@
 //! Generates the Kotlin enums of the core's wire vocabularies (`AttemptOutcome`,
-//! `RouteReason`, `WsDropCause`, `PrivateDnsMode`, `BreakerState`, `ConfigSource`,
+//! `RouteReason`, `WsDropCause`, `PrivateDnsMode`, `RolloutMode`, `BreakerState`, `ConfigSource`,
 //! `HttpDnsBypass`, `ConnectFailureKind`) and the list of
 //! idempotency-key header names (`IdempotencyKeys`) the interceptor hands to the core.
 //!
@@ -22,7 +22,7 @@ struct KotlinEnum {
     doc: &'static str,
 }
 
-const ENUMS: [KotlinEnum; 8] = [
+const ENUMS: [KotlinEnum; 9] = [
     KotlinEnum {
         kind: "outcome",
         package: "dev.linekit",
@@ -50,6 +50,13 @@ const ENUMS: [KotlinEnum; 8] = [
         name: "PrivateDnsMode",
         visibility: "public",
         doc: "Android's Private DNS mode.",
+    },
+    KotlinEnum {
+        kind: "rollout mode",
+        package: "dev.linekit",
+        name: "RolloutMode",
+        visibility: "public",
+        doc: "How much of Linekit a business line gets on this install (its `rollout`).",
     },
     KotlinEnum {
         kind: "breaker",

@@ -35,6 +35,7 @@
 
 uniffi::setup_scaffolding!();
 
+mod consent;
 mod diagnosis;
 mod dns;
 mod dns_fallback;

@@ -35,7 +35,8 @@ impl NativeLineKit {
     /// Builds an engine from a plain JSON config, falling back on an invalid one (the tests
     /// use this; Kotlin calls [`crate::start_engine`]).
     pub fn from_json(config_json: String) -> Result<Arc<Self>, LineKitError> {
-        crate::start_engine(Some(config_json), None, None, None, None, None, true)?.into_kit()
+        crate::start_engine(Some(config_json), None, None, None, None, None, true, false)?
+            .into_kit()
     }
 }
 

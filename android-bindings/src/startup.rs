@@ -45,8 +45,10 @@ pub enum Startup {
 /// 32-byte key), with an optional storage directory, trace sink and transport (without a
 /// transport the engine never probes nor queries HTTPDNS). With
 /// `fallback_on_invalid_config` an invalid app config is skipped down the source chain
-/// instead of refusing to start.
+/// instead of refusing to start. With `require_consent` the engine sends nothing of its own
+/// until [`NativeLineKit::grant_consent`].
 #[uniffi::export]
+#[allow(clippy::too_many_arguments)] // one flat call Kotlin makes once, named at its call site
 pub fn start_engine(
     config_json: Option<String>,
     sealed_config: Option<String>,
@@ -55,9 +57,12 @@ pub fn start_engine(
     trace_sink: Option<Box<dyn TraceSink>>,
     transport: Option<Box<dyn HttpTransport>>,
     fallback_on_invalid_config: bool,
+    require_consent: bool,
 ) -> Result<Startup, LineKitError> {
     init_logging();
-    let mut b = LineKitBuilder::new().fallback_on_invalid_config(fallback_on_invalid_config);
+    let mut b = LineKitBuilder::new()
+        .fallback_on_invalid_config(fallback_on_invalid_config)
+        .require_consent(require_consent);
     if let Some(json) = config_json {
         b = b.config_json(json);
     }
@@ -147,8 +152,17 @@ mod tests {
         let sealed = linekit_core::config::seal(br#"{"version":2}"#, &key).unwrap();
         let bad = r#"{"version":1,"biz_lines":{"a":{"http":[{"id":"x","url":"ftp://x"}]}}}"#;
         let start = |json: Option<&str>, sealed: Option<String>, key: Option<Vec<u8>>| {
-            start_engine(json.map(Into::into), sealed, key, None, None, None, false)
-                .expect("no other failure")
+            start_engine(
+                json.map(Into::into),
+                sealed,
+                key,
+                None,
+                None,
+                None,
+                false,
+                false,
+            )
+            .expect("no other failure")
         };
         let errors = errors_of(start(Some(bad), Some(sealed.clone()), Some(key.to_vec())));
         let seen: Vec<(&str, &str)> = errors
@@ -172,9 +186,27 @@ mod tests {
 
     #[test]
     fn fallback_starts_on_the_next_level_and_other_failures_stay_errors() {
-        let started = start_engine(Some("{not json".into()), None, None, None, None, None, true);
+        let started = start_engine(
+            Some("{not json".into()),
+            None,
+            None,
+            None,
+            None,
+            None,
+            true,
+            false,
+        );
         assert!(matches!(started, Ok(Startup::Started { .. })));
-        let half = start_engine(None, Some("abc".into()), None, None, None, None, false);
+        let half = start_engine(
+            None,
+            Some("abc".into()),
+            None,
+            None,
+            None,
+            None,
+            false,
+            false,
+        );
         assert!(matches!(half, Err(LineKitError::InvalidArgument(_))));
     }
 }

@@ -188,6 +188,7 @@ macro_rules! wire_enum {
 /// The tables of every wire enum that crosses into Kotlin, keyed by [`WireEnum::KIND`].
 pub fn kotlin_vocabularies() -> Vec<(&'static str, Table)> {
     use crate::config::source::ConfigSource;
+    use crate::config::RolloutMode;
     use crate::dns::ConnectError;
     use crate::line::{BreakerState, CloseCause, Outcome};
     use crate::net::{HttpDnsBypass, PrivateDnsMode};
@@ -198,6 +199,7 @@ pub fn kotlin_vocabularies() -> Vec<(&'static str, Table)> {
         (Reason::KIND, Reason::table()),
         (CloseCause::KIND, CloseCause::table()),
         (PrivateDnsMode::KIND, PrivateDnsMode::table()),
+        (RolloutMode::KIND, RolloutMode::table()),
         (BreakerState::KIND, BreakerState::table()),
         (ConfigSource::KIND, ConfigSource::table()),
         (HttpDnsBypass::KIND, HttpDnsBypass::table()),

@@ -141,6 +141,7 @@ class LineKitApiTest : TwoLineServers() {
             "reason" to RouteReason.entries.map { it.wireName to it.code },
             "close_cause" to WsDropCause.entries.map { it.wireName to it.code },
             "private_dns" to PrivateDnsMode.entries.map { it.wireName to it.code },
+            "rollout mode" to RolloutMode.entries.map { it.wireName to it.code },
             "breaker" to BreakerState.entries.map { it.wireName to it.code },
             "config_source" to ConfigSource.entries.map { it.wireName to it.code },
             "httpdns_bypass" to HttpDnsBypass.entries.map { it.wireName to it.code },

@@ -254,6 +254,53 @@ class LineKit private constructor(
         diagnosis.start(timeoutMs) { live { native.diagnosis(biz) } }
 
     /**
+     * The user accepted the privacy policy: from now on Linekit may send its own requests
+     * (the start-up detect, HTTPDNS pre-resolve and first config fetch follow at once).
+     * Only needed with [Builder.requireConsent]; idempotent.
+     *
+     * @throws LineKitException.Closed after [close].
+     */
+    @Throws(LineKitException::class)
+    fun grantConsent() {
+        live { native.grantConsent() }
+    }
+
+    /**
+     * The user withdrew consent: Linekit starts no probe, HTTPDNS query, config fetch or
+     * diagnosis until [grantConsent] (requests already sent finish). The app's own
+     * requests are still routed, from what Linekit holds locally.
+     *
+     * @throws LineKitException.Closed after [close].
+     */
+    @Throws(LineKitException::class)
+    fun revokeConsent() {
+        live { native.revokeConsent() }
+    }
+
+    /**
+     * Whether Linekit may send its own requests now: always true unless built with
+     * [Builder.requireConsent] and [grantConsent] was not called (or was revoked).
+     *
+     * @throws LineKitException.Closed after [close].
+     */
+    @get:Throws(LineKitException::class)
+    val consentGranted: Boolean get() = live { native.consentGranted() }
+
+    /**
+     * Deletes everything Linekit persisted in [Builder.storageDir] (last good remote
+     * config, line stats and HTTPDNS state, the random install id), leaving the directory
+     * itself. This engine writes nothing there afterwards; the next one built on the
+     * directory starts as a new install.
+     *
+     * @throws LineKitException.Store when a file cannot be deleted.
+     * @throws LineKitException.Closed after [close].
+     */
+    @Throws(LineKitException::class)
+    fun clearData() {
+        live { native.clearData() }
+    }
+
+    /**
      * A [LineKitDns] over this engine that falls back to [delegate] (the platform resolver
      * by default) whenever the engine has no usable HTTPDNS answer.
      */
@@ -306,6 +353,7 @@ class LineKit private constructor(
         private var transport: LineKitTransport? = null
         private var defaultTransport: Boolean = true
         private var fallbackOnInvalidConfig: Boolean = false
+        private var requireConsent: Boolean = false
 
         /** A plain JSON config. */
         fun configJson(json: String): Builder = apply { configJson = json }
@@ -358,6 +406,16 @@ class LineKit private constructor(
         fun fallbackOnInvalidConfig(): Builder = apply { fallbackOnInvalidConfig = true }
 
         /**
+         * Makes Linekit wait for the user's consent (the privacy policy) before it sends
+         * anything of its own: no probe, HTTPDNS query, config fetch or diagnosis until
+         * [LineKit.grantConsent]. The app's own requests are never delayed or refused
+         * meanwhile: they are routed from the local config (the sealed default, the last
+         * good remote config) and the persisted state; lookups fall back to the system
+         * resolver. A diagnosis before consent throws `LineKitException.InvalidArgument`.
+         */
+        fun requireConsent(): Builder = apply { requireConsent = true }
+
+        /**
          * Builds the engine.
          * @throws LineKitConfigException when the app's own config is invalid (unless
          *   [fallbackOnInvalidConfig]).
@@ -378,7 +436,7 @@ class LineKit private constructor(
             val native = try {
                 val started = LineKitException.translating {
                     startEngine(
-                        configJson, sealed, sealedKey, storageDir?.absolutePath, sink, chosen, fallbackOnInvalidConfig,
+                        configJson, sealed, sealedKey, storageDir?.absolutePath, sink, chosen, fallbackOnInvalidConfig, requireConsent,
                     )
                 }
                 when (started) {

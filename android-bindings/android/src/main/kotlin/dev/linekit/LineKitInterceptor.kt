@@ -57,7 +57,7 @@ class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
         while (true) {
             val decision = router.route(url, original.method, routeHeaders, false, excluded, oneShotBody)
                 ?: return chain.proceed(base) // closed engine: pass through
-            val tag = RouteTag(decision.reason, decision.biz, decision.line, attempt, excluded, decision.versionMismatch)
+            val tag = RouteTag(decision.reason, decision.biz, decision.line, attempt, excluded, decision.versionMismatch, decision.mode, decision.wouldReason, decision.wouldLine)
             if (tag.versionMismatch) lineKit.versionMismatchListener?.onVersionMismatch(tag)
             val request = rewrite(base, decision, tag)
             val start = System.nanoTime()

@@ -12,6 +12,12 @@ package dev.linekit
  * @property versionMismatch the line runs another deployment (its `version_header`
  *   fingerprint) than the one the business line was served from; see
  *   [LineKit.Builder.onVersionMismatch].
+ * @property mode the rollout mode the request was routed under: under
+ *   [RolloutMode.OBSERVE] and [RolloutMode.OFF] the request kept its URL and is not retried.
+ * @property wouldReason under [RolloutMode.OBSERVE], the reason [RolloutMode.ON] would have
+ *   routed with (null under the other modes).
+ * @property wouldLine under [RolloutMode.OBSERVE], the line [RolloutMode.ON] would have put
+ *   the request on, if any.
  */
 data class RouteTag @JvmOverloads constructor(
     val reason: RouteReason,
@@ -20,6 +26,9 @@ data class RouteTag @JvmOverloads constructor(
     val attempt: Int,
     val excluded: List<String>,
     val versionMismatch: Boolean = false,
+    val mode: RolloutMode = RolloutMode.ON,
+    val wouldReason: RouteReason? = null,
+    val wouldLine: String? = null,
 )
 
 /**
@@ -32,6 +41,11 @@ data class RouteTag @JvmOverloads constructor(
  *   line's reference.
  * @property versionHeader the response header whose value belongs in this attempt's report
  *   (the business line's `version_header`), if any.
+ * @property mode the rollout mode the request was routed under.
+ * @property wouldReason under [RolloutMode.OBSERVE], the reason [RolloutMode.ON] would have
+ *   routed with (null under the other modes).
+ * @property wouldLine under [RolloutMode.OBSERVE], the line [RolloutMode.ON] would have put
+ *   the request on, if any.
  */
 class RouteDecision internal constructor(
     val reason: RouteReason,
@@ -56,6 +70,9 @@ class RouteDecision internal constructor(
     internal val generation: Int = 0,
     /** The engine's code for this decision's line entry, which the attempt's report names the line by. */
     internal val lineCode: Int = 0,
+    val mode: RolloutMode = RolloutMode.ON,
+    val wouldReason: RouteReason? = null,
+    val wouldLine: String? = null,
 ) {
     /** The final URL to send, as the core wrote it (equal to the input when not rewritten). */
     val url: String get() = finalUrl ?: requestUrl.also { check(!rewritten) { "linekit: a decision made without its final URL" } }

@@ -27,7 +27,7 @@ internal object WsUpgrade {
     ): Response {
         val decision = lineKit.router.route(url, base.method, routeHeaders, true, emptyList())
             ?: return chain.proceed(base) // closed engine: pass through
-        val tag = RouteTag(decision.reason, decision.biz, decision.line, 0, emptyList())
+        val tag = RouteTag(decision.reason, decision.biz, decision.line, 0, emptyList(), mode = decision.mode, wouldReason = decision.wouldReason, wouldLine = decision.wouldLine)
         val request = LineKitInterceptor.rewrite(base, decision, tag)
         val session = base.tag(WsSession::class)
         session?.route = tag

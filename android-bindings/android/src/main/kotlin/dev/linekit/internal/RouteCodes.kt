@@ -13,7 +13,7 @@ package dev.linekit.internal
  */
 internal class RouteCodes(private val handle: NativeHandle) {
     /** The strings a line code stands for. */
-    internal class Line(val biz: String?, val line: String?, val versionHeader: String?, val bufferBodyMaxBytes: Long)
+    internal class Line(val biz: String?, val line: String?, val versionHeader: String?, val bufferBodyMaxBytes: Long, val wouldLine: String?)
 
     /**
      * One generation's entries: [lines] and [targets] by code minus one. A null target is
@@ -63,6 +63,7 @@ internal class RouteCodes(private val handle: NativeHandle) {
             Line(
                 answer[at + LineEntry.BIZ], answer[at + LineEntry.LINE], answer[at + LineEntry.VERSION_HEADER],
                 answer[at + LineEntry.BUFFER_BODY_MAX_BYTES]?.toLongOrNull() ?: error("linekit: malformed codes answer"),
+                answer[at + LineEntry.WOULD_LINE],
             )
         }
         val targets = Array(targetCount) { i ->

@@ -2,6 +2,7 @@ package dev.linekit.internal
 
 import dev.linekit.AttemptOutcome
 import dev.linekit.AttemptTimings
+import dev.linekit.RolloutMode
 import dev.linekit.RouteDecision
 import dev.linekit.RouteReason
 
@@ -69,12 +70,18 @@ internal class Router(private val handle: NativeHandle) {
             sameUrl = sameUrl,
             generation = generation,
             lineCode = lineCode,
+            mode = modeOf(answer),
+            wouldReason = RouteReason.fromCode(RouteAnswer.wouldReason(answer) - 1),
+            wouldLine = line?.wouldLine,
         )
     }
 
     /** [answer] without its codes: the reason, on the request's own URL. */
     private fun fallback(answer: Long, url: String): RouteDecision =
-        RouteDecision(reasonOf(answer), null, null, url, null, maxRetries = 0, bufferBodyMaxBytes = 0L)
+        RouteDecision(reasonOf(answer), null, null, url, null, maxRetries = 0, bufferBodyMaxBytes = 0L, mode = modeOf(answer))
+
+    private fun modeOf(answer: Long): RolloutMode =
+        RolloutMode.fromCode(RouteAnswer.mode(answer)) ?: error("linekit: unknown rollout mode code in a route answer")
 
     private fun reasonOf(answer: Long): RouteReason =
         RouteReason.fromCode(RouteAnswer.reason(answer)) ?: error("linekit: unknown reason code in a route answer")
