@@ -145,7 +145,7 @@ arm_tests() {
 # boundary. Prints one JSON object {"TARGET": {"release": bytes, "stable": bytes}, ...} on
 # stdout (everything else goes to stderr) and fails if a release .so is at or over
 # SIZE_LIMIT. The budget was 1,000,000; the engine services, typed state records, JNI
-# records, rollout and consent put x86_64 at 1,027,616 (aarch64 957,768, armv7 895,488), so
+# records, rollout and consent put x86_64 at 1,040,512 (aarch64 970,120, armv7 907,328), so
 # it is 1,050,000 until the size round (BENCHMARKS.md "Size") brings every ABI back under
 # 1,000,000 and toward the 800 KB aim.
 SIZE_LIMIT=1050000
