@@ -147,8 +147,6 @@ pub struct Refresher {
     queue: Vec<(Arc<str>, NetworkKey)>,
     holds: HashMap<(Arc<str>, u64), u64>,
     tick_pending: bool,
-    /// Draws the IVs of encrypted (`dnspod-aes`) queries; seeded by the engine.
-    iv_rng: fastrand::Rng,
 }
 
 impl Refresher {
@@ -194,14 +192,12 @@ impl Refresher {
         }
     }
 
-    /// Seeds the IV generator of encrypted queries (the engine passes its install seed,
-    /// so replays are reproducible).
-    pub fn seed_ivs(&mut self, seed: u64) {
-        self.iv_rng = fastrand::Rng::with_seed(seed ^ 0x6c6b_6976_7365_6564);
-    }
-
     /// The query for `hosts` at `stage` on provider `index` at wall-clock `wall_ms`
-    /// (authenticated when the provider has `auth`; see [`provider_query`]).
+    /// (authenticated when the provider has `auth`; see [`provider_query`]). The IV of an
+    /// encrypted (`dnspod-aes`) query comes from the operating system's cryptographic
+    /// generator, never from a seeded one: an IV that can be predicted from the install
+    /// seed would let an observer tell repeated names apart and prepare answers. `None`
+    /// when the query cannot be built (or the system generator fails).
     pub fn query_for(
         &mut self,
         index: usize,
@@ -209,9 +205,11 @@ impl Refresher {
         stage: Stage,
         wall_ms: u64,
     ) -> Option<Query> {
-        let mut iv = [0u8; auth::AES_IV_LEN];
-        self.iv_rng.fill(&mut iv);
         let p = self.providers.get(index)?;
+        let iv = match p.auth.as_deref() {
+            Some(ProviderAuth::DnspodAes { .. }) => auth::fresh_iv()?,
+            _ => [0; auth::AES_IV_LEN],
+        };
         provider_query(
             p.format,
             &p.url,
