@@ -119,6 +119,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_manual_clock_saturates_instead_of_wrapping() {
+        let c = ManualClock::new(10, u64::MAX - 5);
+        c.set_now(1_000);
+        assert_eq!((c.now_ms(), c.wall_ms()), (1_000, u64::MAX));
+        c.advance(u64::MAX);
+        assert_eq!((c.now_ms(), c.wall_ms()), (u64::MAX, u64::MAX));
+    }
+
+    #[test]
     fn manual_clock_never_goes_back_and_moves_wall_with_it() {
         let c = ManualClock::new(100, 1_000);
         c.set_now(50);

@@ -546,6 +546,40 @@ mod tests {
     }
 
     #[test]
+    fn aes_ivs_are_fresh_per_query_and_per_refresher() {
+        use crate::config::provider_auth::Secret;
+        let config = HttpDnsConfig {
+            providers: vec![ProviderConfig {
+                id: "tx".to_string(),
+                format: "dnspod".to_string(),
+                url: "https://tx.example/d".to_string(),
+                auth: Some(ProviderAuth::DnspodAes {
+                    id: "1".to_string(),
+                    key: Secret::new("0123456789abcdef"),
+                }),
+            }],
+            ..HttpDnsConfig::default()
+        };
+        let hosts = [Arc::from("api.example.com")];
+        let iv = |r: &mut Refresher| -> String {
+            let q = r
+                .query_for(0, &hosts, Stage::Both, 1_700_000_000_000)
+                .unwrap();
+            let dn = q.url.split("dn=").nth(1).unwrap();
+            dn[..2 * auth::AES_IV_LEN].to_string()
+        };
+        // Built the same way and asked at the same instant: nothing seeds the IVs.
+        let (mut a, mut b) = (
+            Refresher::new(&config, BackoffPolicy::default()),
+            Refresher::new(&config, BackoffPolicy::default()),
+        );
+        let ivs = [iv(&mut a), iv(&mut a), iv(&mut b)];
+        assert_ne!(ivs[0], ivs[1]);
+        assert_ne!(ivs[0], ivs[2]);
+        assert_ne!(ivs[1], ivs[2]);
+    }
+
+    #[test]
     fn batch_provider_groups_up_to_five_hosts() {
         let mut r = Refresher::new(&cfg(&[("b", "aliyun-batch")]), BackoffPolicy::default());
         for i in 0..7 {

@@ -301,6 +301,44 @@ mod tests {
     }
 
     #[test]
+    fn ports_are_canonical_digits() {
+        assert_eq!(parse_port("443"), Some(443));
+        assert_eq!(parse_port("65535"), Some(65_535));
+        for bad in ["", "0", "+443", "0443", "-1", " 443", "443 ", "65536", "4_43", "١٢"] {
+            assert_eq!(parse_port(bad), None, "{bad:?}");
+        }
+        for url in ["https://a.example.com:+443", "https://a.example.com:0443"] {
+            let err = Endpoint::parse(url, false).unwrap_err();
+            assert!(err.contains("port"), "{url}: {err}");
+        }
+        assert!(SplitUrl::parse("https://a.example.com:+443/").is_none());
+        assert!(SplitUrl::parse("https://a.example.com:0443/").is_none());
+    }
+
+    #[test]
+    fn numeric_hosts_must_be_dotted_quads() {
+        for bad in [
+            "127.1",
+            "2130706433",
+            "0x7f000001",
+            "0X7F.1",
+            "0177.0.0.1",
+            "127.0.0.01",
+            "127.0.0.1.",
+            "1.2.3.4.5",
+            "a.b.0x",
+            "example.123",
+        ] {
+            assert!(!is_valid_hostname(bad), "{bad}");
+            let err = Endpoint::parse(&format!("https://{bad}"), false).unwrap_err();
+            assert!(err.contains("invalid host"), "{bad}: {err}");
+        }
+        for ok in ["127.0.0.1", "192.0.2.10", "123.example.com", "0x.example.com", "cafe"] {
+            assert!(is_valid_hostname(ok), "{ok}");
+        }
+    }
+
+    #[test]
     fn split_url_keeps_rest_verbatim() {
         let u = SplitUrl::parse("https://api.example.com:8443/a%2Fb/ü?q=a+b&x=%20#f").unwrap();
         assert_eq!(u.host, "api.example.com");
