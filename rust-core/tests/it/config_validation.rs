@@ -117,20 +117,17 @@ const LIMIT_CASES_AT_LEAST: usize = 58;
 
 #[test]
 fn each_malformed_document_reports_exactly_its_paths() {
-    let run = run_cases(MALFORMED_CASES);
-    assert!(
-        run >= MALFORMED_CASES_AT_LEAST,
-        "only {run} cases in config_errors.json"
-    );
-}
-
-#[test]
-fn each_document_past_a_limit_reports_exactly_its_paths() {
-    let run = run_cases(LIMIT_CASES);
-    assert!(
-        run >= LIMIT_CASES_AT_LEAST,
-        "only {run} cases in config_limits.json"
-    );
+    for (fixture, file, at_least) in [
+        (
+            MALFORMED_CASES,
+            "config_errors.json",
+            MALFORMED_CASES_AT_LEAST,
+        ),
+        (LIMIT_CASES, "config_limits.json", LIMIT_CASES_AT_LEAST),
+    ] {
+        let run = run_cases(fixture);
+        assert!(run >= at_least, "only {run} cases in {file}");
+    }
 }
 
 /// Runs every case of a fixture (see [`MalformedCase`]); returns how many ran.
