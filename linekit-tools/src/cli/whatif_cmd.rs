@@ -132,6 +132,10 @@ fn from_trace(a: &Args<'_>, trace: &str, io: &mut Streams<'_>) -> Result<(), Str
     if a.compare {
         buf.extend_from_slice(what_if.compare_line().to_string().as_bytes());
         buf.push(b'\n');
+        if let Some(line) = what_if.counterfactual_line() {
+            buf.extend_from_slice(line.to_string().as_bytes());
+            buf.push(b'\n');
+        }
     }
     if let Some(path) = a.trace_out {
         let mut lines = Vec::new();
