@@ -5,6 +5,9 @@
 //! attempt's outcome is the recorded one when the recording tried the same line for that
 //! call (reported at the recorded time, or after the recorded cost when the attempt moved
 //! in time); otherwise it comes from [`Evidence`] and the route line says `inferred: true`.
+//! Each call's attempts are kept with what their outcome rests on ([`Basis`]), for the
+//! [counterfactual](super::counterfactual) of requests recorded under `observe` (their one
+//! recorded attempt is on the origin line, so every other line's outcome is inferred).
 //! An attempt after which the recording retried, a line fault or a read timeout is retried
 //! at once (or when the recording retried) on a line not tried yet, for retryable calls,
 //! up to the policy's `max_retries`. Reports the recording holds without a routing

@@ -142,7 +142,11 @@ pub fn build(records: &[TraceEvent], lanes: &[(String, String)], end_ms: u64) ->
             let mut state = Health::Unknown;
             let mut next = k.changes.iter().peekable();
             for b in 0..BUCKETS as u64 {
-                let to = (b + 1).saturating_mul(bucket);
+                let (from, to) = (b.saturating_mul(bucket), (b + 1).saturating_mul(bucket));
+                // Changes at the bucket's very start replace the state carried in.
+                while let Some((_, s)) = next.next_if(|c| c.0 <= from) {
+                    state = *s;
+                }
                 let mut worst = state;
                 while let Some((_, s)) = next.next_if(|c| c.0 < to) {
                     state = *s;

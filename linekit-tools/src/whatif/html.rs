@@ -12,6 +12,12 @@
 //! dashed grey lines across the panel are network changes, purple ones the kill switch.
 //! Every shape has a tooltip (`<title>`) with the exact numbers. Names from the trace are
 //! escaped.
+//!
+//! A trace with requests recorded under `observe` is drawn as three panels whatever
+//! `--compare` says: original (the recorded run: what happened), would-route (the replayed
+//! run: what the policy would have done) and health (what the engine knew of each line
+//! then, from [`health`]), under the [counterfactual](super::counterfactual) table. A trace
+//! without any is drawn exactly as before.
 
 use super::counterfactual::{Counterfactual, Split};
 use super::health::{self, Health, HealthLane};
@@ -285,7 +291,12 @@ fn health_panel(title: &str, lanes: &[HealthLane], end_ms: u64) -> String {
                 );
                 from = to;
             }
-            for (b, n) in lane.unhealthy_picks.iter().enumerate().filter(|(_, n)| **n > 0) {
+            for (b, n) in lane
+                .unhealthy_picks
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| **n > 0)
+            {
                 let _ = writeln!(
                     s,
                     "<rect class=\"unhealthy-pick\" x=\"{:.2}\" y=\"{:.1}\" width=\"{:.2}\" \
