@@ -40,15 +40,9 @@ impl Health {
     }
 }
 
-/// One line's health over time.
+/// One line's health over time (the line is the lane of the same index).
 #[derive(Debug, Clone, PartialEq)]
 pub struct HealthLane {
-    /// `biz/protocol/line`.
-    pub key: String,
-    /// `biz/protocol`.
-    pub pool: String,
-    /// Line id.
-    pub line: String,
     /// The worst state per bucket.
     pub states: Vec<Health>,
     /// Per bucket, observed routes that `on` would have sent here while not known healthy.
@@ -87,8 +81,8 @@ impl Known {
     }
 }
 
-/// The health lanes of `records` (a recorded run, relative times) for `lanes` on an axis
-/// of `end_ms`.
+/// The health lanes of `records` (a recorded run, relative times) for `lanes` (pool,
+/// line) on an axis of `end_ms`, in the same order.
 pub fn build(records: &[TraceEvent], lanes: &[(String, String)], end_ms: u64) -> Vec<HealthLane> {
     let bucket = bucket_ms(end_ms);
     let slot = |at: u64| ((at / bucket) as usize).min(BUCKETS - 1);
@@ -133,10 +127,10 @@ pub fn build(records: &[TraceEvent], lanes: &[(String, String)], end_ms: u64) ->
         let s = k.state(r.at_ms);
         k.changes.push((r.at_ms, s));
     }
-    lanes
-        .iter()
-        .zip(known.iter_mut().zip(picks))
-        .map(|((pool, line), (k, unhealthy_picks))| {
+    known
+        .iter_mut()
+        .zip(picks)
+        .map(|(k, unhealthy_picks)| {
             k.catch_up(end_ms);
             let mut states = Vec::with_capacity(BUCKETS);
             let mut state = Health::Unknown;
@@ -155,9 +149,6 @@ pub fn build(records: &[TraceEvent], lanes: &[(String, String)], end_ms: u64) ->
                 states.push(worst);
             }
             HealthLane {
-                key: format!("{pool}/{line}"),
-                pool: pool.clone(),
-                line: line.clone(),
                 states,
                 unhealthy_picks,
             }

@@ -178,6 +178,7 @@ fn observe_report(
     ));
     s.push_str(&health_panel(
         "Health: line health known at the time",
+        lanes,
         &health::build(&w.recorded, lanes, end),
         end,
     ));
@@ -251,23 +252,28 @@ fn health_color(h: Health) -> &'static str {
 }
 
 /// The health lanes as an SVG panel: one band per run of buckets in the same state.
-fn health_panel(title: &str, lanes: &[HealthLane], end_ms: u64) -> String {
-    let pools = pools_of(lanes.iter().map(|l| l.pool.as_str()));
+fn health_panel(
+    title: &str,
+    keys: &[(String, String)],
+    lanes: &[HealthLane],
+    end_ms: u64,
+) -> String {
+    let pools = pools_of(keys.iter().map(|(pool, _)| pool.as_str()));
     let height = panel_height(lanes.len(), pools.len());
     let bucket = super::timeline::bucket_ms(end_ms);
     let bar_w = PLOT_W / BUCKETS as f64;
     let mut s = panel_head("health", title, end_ms, height);
     let mut y = TOP_H + AXIS_H - 10.0;
     for pool in &pools {
-        let _ = writeln!(
-            s,
-            "<text class=\"pool-label\" x=\"4\" y=\"{:.1}\">{}</text>",
-            y + 12.0,
-            esc(pool)
-        );
+        s.push_str(&pool_label(pool, y));
         y += 18.0;
-        for lane in lanes.iter().filter(|l| l.pool == *pool) {
-            s.push_str(&lane_head("health-lane", &lane.key, &lane.line, y));
+        for ((_, line), lane) in keys.iter().zip(lanes).filter(|((p, _), _)| p == pool) {
+            s.push_str(&lane_head(
+                "health-lane",
+                &format!("{pool}/{line}"),
+                line,
+                y,
+            ));
             let mut from = 0;
             while from < BUCKETS {
                 let state = lane.states[from];
@@ -285,7 +291,7 @@ fn health_panel(title: &str, lanes: &[HealthLane], end_ms: u64) -> String {
                     (to - from) as f64 * bar_w,
                     LANE_H - 20.0,
                     health_color(state),
-                    esc(&lane.line),
+                    esc(line),
                     seconds(from as u64 * bucket),
                     seconds((to as u64 * bucket).min(end_ms))
                 );
@@ -305,7 +311,7 @@ fn health_panel(title: &str, lanes: &[HealthLane], end_ms: u64) -> String {
                     LABEL_W + b as f64 * bar_w,
                     y + LANE_H - 6.0,
                     bar_w,
-                    esc(&lane.line),
+                    esc(line),
                     seconds(b as u64 * bucket)
                 );
             }
@@ -409,6 +415,15 @@ fn pools_of<'a>(lanes: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
     p
 }
 
+/// A pool's label above its lanes, at `y`.
+fn pool_label(pool: &str, y: f64) -> String {
+    format!(
+        "<text class=\"pool-label\" x=\"4\" y=\"{:.1}\">{}</text>\n",
+        y + 12.0,
+        esc(pool)
+    )
+}
+
 /// The height of a panel of `lanes` lanes in `pools` pools.
 fn panel_height(lanes: usize, pools: usize) -> f64 {
     TOP_H + AXIS_H + LANE_H * lanes as f64 + 18.0 * pools as f64
@@ -460,12 +475,7 @@ fn panel(id: &str, title: &str, t: &Timeline) -> String {
     let mut y = TOP_H + AXIS_H - 10.0;
     let mut lane_y: Vec<(String, f64)> = Vec::new();
     for pool in &pools {
-        let _ = writeln!(
-            s,
-            "<text class=\"pool-label\" x=\"4\" y=\"{:.1}\">{}</text>",
-            y + 12.0,
-            esc(pool)
-        );
+        s.push_str(&pool_label(pool, y));
         y += 18.0;
         for lane in t.lanes.iter().filter(|l| l.pool == *pool) {
             s.push_str(&lane_svg(lane, y, t, &x));

@@ -222,29 +222,38 @@ fn a_policy_that_leaves_requests_on_their_url_saves_nothing() {
     assert_eq!(cf["latency"]["change_ms"], 0, "{cf}");
 }
 
-#[test]
-fn the_cli_prints_the_counterfactual_before_the_last_compare_line_and_draws_three_panels() {
+/// `linekit replay SCENARIO --trace-out TRACE`, then `linekit replay --from-trace TRACE
+/// --config POLICY --html REPORT` with `extra` arguments: the second run's output and the
+/// report (empty when none was written).
+fn cli_what_if(scenario: &str, policy: &str, extra: &[&str]) -> (support::cli::Output, Vec<u8>) {
     let dir = TempDir::new("cli-counterfactual");
     let scenario_file = dir.file("scenario.json");
-    std::fs::write(&scenario_file, scenario()).unwrap();
+    std::fs::write(&scenario_file, scenario).unwrap();
     let policy_file = dir.file("policy.json");
-    std::fs::write(&policy_file, policy()).unwrap();
+    std::fs::write(&policy_file, policy).unwrap();
     let trace = dir.file("trace.jsonl");
     let html = dir.file("report.html");
     let r = support::cli::run(&["replay", &scenario_file, "--trace-out", &trace], b"");
     assert_eq!(r.code, 0, "{}", r.err);
-    let args = [
+    let mut args = vec![
         "replay",
         "--from-trace",
         &trace,
         "--config",
         &policy_file,
-        "--compare",
         "--html",
         &html,
     ];
+    args.extend_from_slice(extra);
     let r = support::cli::run(&args, b"");
     assert_eq!(r.code, 0, "{}", r.err);
+    let report = std::fs::read(&html).unwrap_or_default();
+    (r, report)
+}
+
+#[test]
+fn the_cli_prints_the_counterfactual_before_the_last_compare_line_and_draws_three_panels() {
+    let (r, report) = cli_what_if(&scenario(), &policy(), &["--compare"]);
     let lines = support::replay::parse_lines(&r.out);
     let [.., cf, compare] = lines.as_slice() else {
         panic!("too few lines")
@@ -252,7 +261,7 @@ fn the_cli_prints_the_counterfactual_before_the_last_compare_line_and_draws_thre
     assert_eq!(compare["op"], "compare");
     assert_eq!(cf["op"], "counterfactual");
     assert!(cf["saved"]["requests"].as_u64().unwrap() > 0, "{cf}");
-    let report = std::fs::read_to_string(&html).unwrap();
+    let report = String::from_utf8(report).unwrap();
     for run in ["recorded", "replayed", "health"] {
         assert_eq!(
             report.matches(&format!("data-run=\"{run}\"")).count(),
@@ -266,9 +275,10 @@ fn the_cli_prints_the_counterfactual_before_the_last_compare_line_and_draws_thre
     assert!(report.contains("<table class=\"summary counterfactual\">"));
     assert!(report.contains("<rect class=\"inferred\""));
     // Without --compare: no counterfactual line, still the three panels.
-    let r = support::cli::run(&args[..5], b"");
-    assert_eq!(r.code, 0, "{}", r.err);
+    let (r, report) = cli_what_if(&scenario(), &policy(), &[]);
     assert!(!r.out.contains("\"op\":\"counterfactual\""));
+    let report = String::from_utf8(report).unwrap();
+    assert!(report.contains("data-run=\"health\""));
 }
 
 /// The output of a trace recorded under `on`, pinned when the counterfactual was added:
@@ -279,37 +289,11 @@ fn an_on_mode_trace_compares_and_draws_exactly_as_before() {
         "../fixtures/whatif_outage_on_mode.golden.json"
     ))
     .unwrap();
-    let dir = TempDir::new("cli-on-mode-golden");
-    let scenario_file = dir.file("scenario.json");
-    std::fs::write(
-        &scenario_file,
+    let (r, report) = cli_what_if(
         include_str!("../scenarios/whatif_outage.json"),
-    )
-    .unwrap();
-    let policy_file = dir.file("policy.json");
-    std::fs::write(
-        &policy_file,
         include_str!("../../../rust-core/tests/fixtures/whatif_policy_threshold1.json"),
-    )
-    .unwrap();
-    let trace = dir.file("trace.jsonl");
-    let html = dir.file("report.html");
-    let r = support::cli::run(&["replay", &scenario_file, "--trace-out", &trace], b"");
-    assert_eq!(r.code, 0, "{}", r.err);
-    let r = support::cli::run(
-        &[
-            "replay",
-            "--from-trace",
-            &trace,
-            "--config",
-            &policy_file,
-            "--compare",
-            "--html",
-            &html,
-        ],
-        b"",
+        &["--compare"],
     );
-    assert_eq!(r.code, 0, "{}", r.err);
     assert_eq!(r.out.lines().last().unwrap(), golden["compare_line"]);
     assert_eq!(r.out.lines().count() as u64, golden["stdout_lines"]);
     let hex = |bytes: &[u8]| -> String {
@@ -319,6 +303,5 @@ fn an_on_mode_trace_compares_and_draws_exactly_as_before() {
             .collect()
     };
     assert_eq!(hex(r.out.as_bytes()), golden["stdout_sha256"]);
-    let report = std::fs::read(&html).unwrap();
     assert_eq!(hex(&report), golden["html_sha256"]);
 }
