@@ -11,9 +11,8 @@
 //! state, each bucket counts the routes recorded under `observe` whose `would_line` was
 //! this line while the engine did not know it healthy (`would_healthy: false`).
 
-use super::timeline::{bucket_ms, BUCKETS};
+use super::timeline::{bucket_ms, lane_index, slot, BUCKETS};
 use linekit_core::trace::{TraceEvent, TraceKind};
-use std::collections::HashMap;
 
 /// What was known about a line, from the best to the worst.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -85,12 +84,8 @@ impl Known {
 /// line) on an axis of `end_ms`, in the same order.
 pub fn build(records: &[TraceEvent], lanes: &[(String, String)], end_ms: u64) -> Vec<HealthLane> {
     let bucket = bucket_ms(end_ms);
-    let slot = |at: u64| ((at / bucket) as usize).min(BUCKETS - 1);
-    let index: HashMap<(String, String), usize> = lanes
-        .iter()
-        .enumerate()
-        .map(|(i, k)| (k.clone(), i))
-        .collect();
+    let slot = |at: u64| slot(at, bucket);
+    let index = lane_index(lanes);
     let mut known: Vec<Known> = lanes.iter().map(|_| Known::default()).collect();
     let mut picks = vec![vec![0u32; BUCKETS]; lanes.len()];
     for r in records {
