@@ -4,6 +4,7 @@ the emulator legs reuse the build job's artifacts, one leg boots with 16 KB page
 version tag signs, publishes and attaches what users install."""
 
 import re
+import tomllib
 import unittest
 
 import yaml
@@ -27,7 +28,37 @@ def uses(job):
     return [step.get("uses", "") for step in job["steps"]]
 
 
+def workspace_packages():
+    """Package name -> (its bin names, its feature names), from the workspace's manifests."""
+    with open(ROOT / "Cargo.toml", "rb") as f:
+        members = tomllib.load(f)["workspace"]["members"]
+    packages = {}
+    for member in members:
+        with open(ROOT / member / "Cargo.toml", "rb") as f:
+            manifest = tomllib.load(f)
+        bins = {b["name"] for b in manifest.get("bin", [])}
+        bins |= {p.stem for p in (ROOT / member / "src" / "bin").glob("*.rs")}
+        packages[manifest["package"]["name"]] = (bins, set(manifest.get("features", {})))
+    return packages
+
+
 class BothWorkflows(unittest.TestCase):
+    def test_cargo_commands_name_packages_bins_and_features_that_exist(self):
+        packages = workspace_packages()
+        for name in ("android.yml", "release.yml"):
+            for job_name, job in load(name)["jobs"].items():
+                for line in runs(job).splitlines():
+                    if not re.search(r"\bcargo (build|run|test|install)\b", line) or "cargo install" in line:
+                        continue
+                    with self.subTest(workflow=name, job=job_name, command=line.strip()):
+                        for package in re.findall(r"-p ([\w-]+)", line):
+                            self.assertIn(package, packages, "no such workspace package")
+                            bins, features = packages[package]
+                            for binary in re.findall(r"--bin ([\w-]+)", line):
+                                self.assertIn(binary, bins, f"{package} has no bin {binary}")
+                            for feature in re.findall(r"--features ([\w,-]+)", line):
+                                self.assertLessEqual(set(feature.split(",")), features, f"{package} features")
+
     def test_rust_comes_from_the_toolchain_file(self):
         for name in ("android.yml", "release.yml"):
             for job_name, job in load(name)["jobs"].items():
@@ -101,7 +132,7 @@ class ReleaseWorkflow(unittest.TestCase):
     def test_cli_for_three_platforms(self):
         targets = {leg["target"] for leg in self.jobs["cli"]["strategy"]["matrix"]["include"]}
         self.assertEqual(targets, {"x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu", "aarch64-apple-darwin"})
-        self.assertIn("--features cli --bin linekit", runs(self.jobs["cli"]))
+        self.assertIn("-p linekit-tools --bin linekit", runs(self.jobs["cli"]))
 
     def test_the_github_release_attaches_aar_pom_jar_and_clis(self):
         release = self.jobs["release"]

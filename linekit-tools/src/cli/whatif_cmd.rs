@@ -3,7 +3,8 @@
 //!   trace event of the run (every window recorded) to TRACE.jsonl;
 //! - `replay --from-trace TRACE.jsonl --config POLICY.json [--compare] [--html OUT.html]
 //!   [--evidence-window-ms N] [--trace-out REPLAYED.jsonl]` re-runs a recorded trace under
-//!   POLICY (see [`crate::whatif`]);
+//!   POLICY (see [`crate::whatif`]); `--compare` ends with the compare line, preceded for
+//!   a trace recorded under `observe` by the counterfactual line;
 //! - `trace schema` prints the JSON Schema of a trace line.
 //!
 //! Output files are written only after the run succeeded; a bad trace or policy prints one
@@ -130,6 +131,11 @@ fn from_trace(a: &Args<'_>, trace: &str, io: &mut Streams<'_>) -> Result<(), Str
     let what_if =
         crate::whatif::run(&trace_text, &policy, window, &mut buf).map_err(|e| e.to_string())?;
     if a.compare {
+        // The compare line stays the last one; an observe trace's counterfactual precedes it.
+        if let Some(line) = what_if.counterfactual_line() {
+            buf.extend_from_slice(line.to_string().as_bytes());
+            buf.push(b'\n');
+        }
         buf.extend_from_slice(what_if.compare_line().to_string().as_bytes());
         buf.push(b'\n');
     }

@@ -5,6 +5,9 @@
 //! attempt's outcome is the recorded one when the recording tried the same line for that
 //! call (reported at the recorded time, or after the recorded cost when the attempt moved
 //! in time); otherwise it comes from [`Evidence`] and the route line says `inferred: true`.
+//! Each call's attempts are kept with what their outcome rests on ([`Basis`]), for the
+//! [counterfactual](super::counterfactual) of requests recorded under `observe` (their one
+//! recorded attempt is on the origin line, so every other line's outcome is inferred).
 //! An attempt after which the recording retried, a line fault or a read timeout is retried
 //! at once (or when the recording retried) on a line not tried yet, for retryable calls,
 //! up to the policy's `max_retries`. Reports the recording holds without a routing
@@ -15,7 +18,7 @@
 //! and the runtime kill switch are replayed as recorded; HTTPDNS and config fetches get
 //! no answer. Nothing is answered after the trace's last event.
 
-use super::evidence::Evidence;
+use super::evidence::{Basis, Evidence};
 use super::rebuild::{Call, LineKey, Observed, Rebuilt, WorldStep};
 use crate::replay::{execute, request_line, ScriptedTransport, Step};
 use linekit_core::clock::ManualClock;
@@ -34,6 +37,20 @@ use std::sync::Arc;
 /// Default distance (ms) within which evidence about a line stands in for an untried one.
 pub const DEFAULT_EVIDENCE_WINDOW_MS: u64 = 30_000;
 
+/// One attempt the replay made for a recorded call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplayedAttempt {
+    /// Time of the routing decision.
+    pub at: u64,
+    /// Line it went to.
+    pub line: String,
+    /// What its outcome rests on.
+    pub basis: Basis,
+    /// Its outcome as the replay reported it (`at` = the report's time); `None` when no
+    /// report came before the trace ended.
+    pub result: Option<Observed>,
+}
+
 /// What the replayed run did.
 #[derive(Debug, Default)]
 pub struct Replayed {
@@ -47,6 +64,9 @@ pub struct Replayed {
     pub inferred_probes: usize,
     /// Time of the last event.
     pub end_ms: u64,
+    /// Per recorded call (same index as [`Rebuilt::calls`]), the attempts the replay put
+    /// on a line; empty when the policy left the request on its original URL.
+    pub calls: Vec<Vec<ReplayedAttempt>>,
 }
 
 enum Action {
@@ -63,13 +83,14 @@ enum Action {
 struct Planned {
     line: String,
     result: Option<Observed>,
-    inferred: bool,
+    basis: Basis,
 }
 
 #[derive(Default)]
 struct CallState {
     tried: Vec<String>,
     planned: Option<Planned>,
+    attempts: Vec<ReplayedAttempt>,
 }
 
 /// Actions by time, then trace order, then insertion.
@@ -189,8 +210,14 @@ pub fn drive(
     d.run(&clock, out)?;
     d.engine.close();
     let records = sink.take();
+    let calls = d
+        .calls
+        .iter_mut()
+        .map(|c| std::mem::take(&mut c.attempts))
+        .collect();
     Ok(Replayed {
         records,
+        calls,
         inferred_attempts: d.inferred_attempts,
         inferred_at: std::mem::take(&mut d.inferred_at),
         inferred_probes: d.inferred_probes,
@@ -350,12 +377,18 @@ impl Driver<'_> {
             Some(id) if !self.calls[c].tried.contains(&id) => {
                 let attempt_no = self.calls[c].tried.len();
                 let (planned, report_at, report_order) = self.plan(c, &id, at, order, attempt_no);
-                if planned.inferred {
+                if planned.basis.is_inferred() {
                     line["inferred"] = json!(true);
                     self.inferred_attempts += 1;
                     self.inferred_at
                         .push((at, format!("{}/{}/{id}", call.biz, call.protocol)));
                 }
+                self.calls[c].attempts.push(ReplayedAttempt {
+                    at,
+                    line: id.clone(),
+                    basis: planned.basis,
+                    result: None,
+                });
                 self.calls[c].tried.push(id);
                 if planned.result.is_some() {
                     self.queue.push(report_at, report_order, Action::Report(c));
@@ -393,28 +426,31 @@ impl Driver<'_> {
             let planned = Planned {
                 line: line.to_string(),
                 result: a.result.clone(),
-                inferred: false,
+                basis: Basis::Recorded,
             };
             return (planned, report_at, report_order);
         }
         let key = (call.biz.clone(), call.protocol, line.to_string());
-        let result = match self.evidence.nearest(&key, at, self.window_ms) {
-            Some(e) => e.clone(),
-            None => Observed {
-                at,
-                seq: order,
-                outcome: Outcome::Ok,
-                status: None,
-                cost_ms: call.attempts[0].result.as_ref().map_or(0, |r| r.cost_ms),
-                timings: Timings::default(),
-            },
+        let (result, basis) = match self.evidence.nearest(&key, at, self.window_ms) {
+            Some((e, basis)) => (e.clone(), basis),
+            None => (
+                Observed {
+                    at,
+                    seq: order,
+                    outcome: Outcome::Ok,
+                    status: None,
+                    cost_ms: call.attempts[0].result.as_ref().map_or(0, |r| r.cost_ms),
+                    timings: Timings::default(),
+                },
+                Basis::Assumed,
+            ),
         };
         let report_at = at.saturating_add(result.cost_ms);
         (
             Planned {
                 line: line.to_string(),
                 result: Some(result),
-                inferred: true,
+                basis,
             },
             report_at,
             order,
@@ -432,6 +468,9 @@ impl Driver<'_> {
         };
         let step = report_step(at, &call.biz, call.protocol, &planned.line, &r);
         execute(&self.engine, &step, &self.transport)?;
+        if let Some(a) = self.calls[c].attempts.last_mut() {
+            a.result = Some(Observed { at, ..r.clone() });
+        }
         let tried = self.calls[c].tried.len();
         // The recording retried after this same attempt: retry when it did.
         let recorded_retry = match (call.attempts.get(tried - 1), call.attempts.get(tried)) {
@@ -441,7 +480,7 @@ impl Driver<'_> {
             _ => None,
         };
         let worth_retrying = recorded_retry.is_some()
-            || (!planned.inferred && call.attempts.len() > tried)
+            || (!planned.basis.is_inferred() && call.attempts.len() > tried)
             || r.outcome.is_line_fault(r.status)
             || r.outcome == Outcome::ReadTimeout;
         if worth_retrying && call.retryable() && tried <= self.max_retries as usize {
@@ -479,7 +518,7 @@ impl Driver<'_> {
             None => {
                 self.inferred_probes += 1;
                 match self.evidence.nearest(&key, at, self.window_ms) {
-                    Some(e) => (e.clone(), at.saturating_add(e.cost_ms), e.seq),
+                    Some((e, _)) => (e.clone(), at.saturating_add(e.cost_ms), e.seq),
                     None => (
                         Observed {
                             at,

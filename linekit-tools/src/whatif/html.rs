@@ -12,7 +12,15 @@
 //! dashed grey lines across the panel are network changes, purple ones the kill switch.
 //! Every shape has a tooltip (`<title>`) with the exact numbers. Names from the trace are
 //! escaped.
+//!
+//! A trace with requests recorded under `observe` is drawn as three panels whatever
+//! `--compare` says: original (the recorded run: what happened), would-route (the replayed
+//! run: what the policy would have done) and health (what the engine knew of each line
+//! then, from [`health`]), under the [counterfactual](super::counterfactual) table. A trace
+//! without any is drawn exactly as before.
 
+use super::counterfactual::{Counterfactual, Split};
+use super::health::{self, Health, HealthLane};
 use super::summary::RunSummary;
 use super::timeline::{add_inferred, build, lane_order, Lane, Timeline, BUCKETS};
 use super::WhatIf;
@@ -79,7 +87,8 @@ pub fn render(w: &WhatIf, compare: bool) -> String {
         .map_or(0, |r| r.at_ms)
         .max(replayed.last().map_or(0, |r| r.at_ms))
         .max(1);
-    let lanes = if compare {
+    let observed = w.counterfactual.as_ref();
+    let lanes = if compare || observed.is_some() {
         lane_order(&[recorded, replayed])
     } else {
         lane_order(&[replayed])
@@ -90,6 +99,9 @@ pub fn render(w: &WhatIf, compare: bool) -> String {
          <title>Linekit what-if report</title>\n<style>\n",
     );
     html.push_str(CSS);
+    if observed.is_some() {
+        html.push_str(OBSERVE_CSS);
+    }
     html.push_str("</style>\n</head>\n<body>\n<h1>Linekit what-if report</h1>\n");
     let _ = writeln!(
         html,
@@ -103,6 +115,11 @@ pub fn render(w: &WhatIf, compare: bool) -> String {
         super::timeline::bucket_ms(end)
     );
     html.push_str(&legend());
+    if let Some(cf) = observed {
+        html.push_str(&observe_report(w, cf, compare, &lanes, end));
+        html.push_str("</body>\n</html>\n");
+        return html;
+    }
     if compare {
         let (recorded_summary, replayed_summary) = w.summaries();
         html.push_str(&summary_table(recorded_summary, replayed_summary));
@@ -122,6 +139,193 @@ pub fn render(w: &WhatIf, compare: bool) -> String {
     html.push_str("</body>\n</html>\n");
     html
 }
+
+/// The three panels of a trace recorded under `observe` (what happened, what the policy
+/// would have done, the health known at the time), with the counterfactual table.
+fn observe_report(
+    w: &WhatIf,
+    cf: &Counterfactual,
+    compare: bool,
+    lanes: &[(String, String)],
+    end: u64,
+) -> String {
+    let mut s = String::new();
+    s.push_str(
+        "<p class=\"meta\">Recorded under <b>observe</b>: every request went to its original \
+         URL. Original: what happened. Would-route: the same requests under the policy; \
+         outcomes on lines the recording did not try are inferred from that line's nearest \
+         probe or traffic (dark strip). Health: what the engine knew of each line then \
+         (<span class=\"key unknown\">unknown</span> <span class=\"key healthy\">healthy</span> \
+         <span class=\"key failing\">failing</span> <span class=\"key open\">open</span>; \
+         black marks: routes the policy would have sent to a line not known healthy).</p>\n",
+    );
+    if compare {
+        let (recorded_summary, replayed_summary) = w.summaries();
+        s.push_str(&summary_table(recorded_summary, replayed_summary));
+    }
+    s.push_str(&counterfactual_table(cf));
+    s.push_str(&panel(
+        "recorded",
+        "Original: what happened",
+        &build(&w.recorded, lanes, end),
+    ));
+    let mut would = build(&w.replayed.records, lanes, end);
+    add_inferred(&mut would, &w.replayed.inferred_at);
+    s.push_str(&panel(
+        "replayed",
+        "Would-route: what the policy would have done",
+        &would,
+    ));
+    s.push_str(&health_panel(
+        "Health: line health known at the time",
+        lanes,
+        &health::build(&w.recorded, lanes, end),
+        end,
+    ));
+    s
+}
+
+fn counterfactual_table(cf: &Counterfactual) -> String {
+    let split = |name: &str, v: &Split| {
+        (
+            name.to_string(),
+            v.requests.to_string(),
+            v.recorded.to_string(),
+            v.inferred.to_string(),
+        )
+    };
+    let l = &cf.latency;
+    let rows = [
+        (
+            "observed requests".to_string(),
+            cf.requests.to_string(),
+            "–".to_string(),
+            "–".to_string(),
+        ),
+        (
+            "failed as observed / under the policy".to_string(),
+            format!("{} / {}", cf.failed.observed, cf.failed.on),
+            "–".to_string(),
+            "–".to_string(),
+        ),
+        split("saved (failed, would have succeeded)", &cf.saved.split),
+        split("lost (succeeded, would have failed)", &cf.lost.split),
+        split("moved to another line", &cf.moved),
+        (
+            format!("latency change over {} requests", l.requests),
+            format!("{:+} ms", l.change_ms),
+            format!("{:+} ms", l.recorded_ms),
+            format!("{:+} ms", l.inferred_ms),
+        ),
+    ];
+    let mut s = String::from(
+        "<table class=\"summary counterfactual\"><tr><th>counterfactual</th><th>all</th>\
+         <th>on recorded outcomes</th><th>on inferred outcomes</th></tr>\n",
+    );
+    for (name, all, recorded, inferred) in rows {
+        let _ = writeln!(
+            s,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&name),
+            esc(&all),
+            esc(&recorded),
+            esc(&inferred)
+        );
+    }
+    let i = &cf.inferred_attempts;
+    let _ = writeln!(
+        s,
+        "<tr><td>inferred attempts: from probes / traffic / assumed healthy</td>\
+         <td colspan=\"3\">{} / {} / {}</td></tr>\n</table>",
+        i.probe, i.traffic, i.assumed
+    );
+    s
+}
+
+fn health_color(h: Health) -> &'static str {
+    match h {
+        Health::Unknown => "#e0e0e0",
+        Health::Healthy => "#a1d99b",
+        Health::Failing => "#fdae6b",
+        Health::Open => "#f6c6c6",
+    }
+}
+
+/// The health lanes as an SVG panel: one band per run of buckets in the same state.
+fn health_panel(
+    title: &str,
+    keys: &[(String, String)],
+    lanes: &[HealthLane],
+    end_ms: u64,
+) -> String {
+    let pools = pools_of(keys.iter().map(|(pool, _)| pool.as_str()));
+    let height = panel_height(lanes.len(), pools.len());
+    let bucket = super::timeline::bucket_ms(end_ms);
+    let bar_w = PLOT_W / BUCKETS as f64;
+    let mut s = panel_head("health", title, end_ms, height);
+    let mut y = TOP_H + AXIS_H - 10.0;
+    for pool in &pools {
+        s.push_str(&pool_label(pool, y));
+        y += 18.0;
+        for ((_, line), lane) in keys.iter().zip(lanes).filter(|((p, _), _)| p == pool) {
+            s.push_str(&lane_head(
+                "health-lane",
+                &format!("{pool}/{line}"),
+                line,
+                y,
+            ));
+            let mut from = 0;
+            while from < BUCKETS {
+                let state = lane.states[from];
+                let to = (from..BUCKETS)
+                    .find(|b| lane.states[*b] != state)
+                    .unwrap_or(BUCKETS);
+                let _ = writeln!(
+                    s,
+                    "<rect class=\"health health-{0}\" x=\"{1:.2}\" y=\"{2:.1}\" \
+                     width=\"{3:.2}\" height=\"{4}\" fill=\"{5}\"><title>{6} {0} {7}–{8}\
+                     </title></rect>",
+                    state.as_str(),
+                    LABEL_W + from as f64 * bar_w,
+                    y + 14.0,
+                    (to - from) as f64 * bar_w,
+                    LANE_H - 20.0,
+                    health_color(state),
+                    esc(line),
+                    seconds(from as u64 * bucket),
+                    seconds((to as u64 * bucket).min(end_ms))
+                );
+                from = to;
+            }
+            for (b, n) in lane
+                .unhealthy_picks
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| **n > 0)
+            {
+                let _ = writeln!(
+                    s,
+                    "<rect class=\"unhealthy-pick\" x=\"{:.2}\" y=\"{:.1}\" width=\"{:.2}\" \
+                     height=\"6\" fill=\"#000\"><title>{} at {}: {n} routes would have gone \
+                     here while it was not known healthy</title></rect>",
+                    LABEL_W + b as f64 * bar_w,
+                    y + LANE_H - 6.0,
+                    bar_w,
+                    esc(line),
+                    seconds(b as u64 * bucket)
+                );
+            }
+            s.push_str("</g>\n");
+            y += LANE_H;
+        }
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The health keys, for the report of an `observe` trace.
+const OBSERVE_CSS: &str = ".key.unknown{background:#e0e0e0}.key.healthy{background:#a1d99b}\
+.key.failing{background:#fdae6b}\n";
 
 const CSS: &str = "body{font:14px/1.4 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;\
 margin:16px;color:#222;background:#fff}\
@@ -200,20 +404,40 @@ fn summary_table(recorded: &RunSummary, replayed: &RunSummary) -> String {
     s
 }
 
-/// One run as an SVG panel.
-fn panel(id: &str, title: &str, t: &Timeline) -> String {
-    let pools: Vec<&str> = {
-        let mut p: Vec<&str> = Vec::new();
-        for l in &t.lanes {
-            if !p.contains(&l.pool.as_str()) {
-                p.push(&l.pool);
-            }
+/// The pools of `lanes`, in order of first appearance.
+fn pools_of<'a>(lanes: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut p: Vec<&str> = Vec::new();
+    for pool in lanes {
+        if !p.contains(&pool) {
+            p.push(pool);
         }
-        p
-    };
-    let height = TOP_H + AXIS_H + LANE_H * t.lanes.len() as f64 + 18.0 * pools.len() as f64;
+    }
+    p
+}
+
+/// A pool's label above its lanes, at `y`.
+fn pool_label(pool: &str, y: f64) -> String {
+    format!(
+        "<text class=\"pool-label\" x=\"4\" y=\"{:.1}\">{}</text>\n",
+        y + 12.0,
+        esc(pool)
+    )
+}
+
+/// The height of a panel of `lanes` lanes in `pools` pools.
+fn panel_height(lanes: usize, pools: usize) -> f64 {
+    TOP_H + AXIS_H + LANE_H * lanes as f64 + 18.0 * pools as f64
+}
+
+/// The x coordinate of `at` on an axis of `end_ms`.
+fn x_of(at: u64, end_ms: u64) -> f64 {
+    LABEL_W + PLOT_W * (at as f64 / end_ms.max(1) as f64)
+}
+
+/// A panel's title, its `<svg>` element and its time axis.
+fn panel_head(id: &str, title: &str, end_ms: u64, height: f64) -> String {
     let width = LABEL_W + PLOT_W + 20.0;
-    let x = |at: u64| LABEL_W + PLOT_W * (at as f64 / t.end_ms.max(1) as f64);
+    let x = |at: u64| x_of(at, end_ms);
     let mut s = String::new();
     let _ = writeln!(s, "<h2>{}</h2>", esc(title));
     let _ = writeln!(
@@ -223,9 +447,9 @@ fn panel(id: &str, title: &str, t: &Timeline) -> String {
     );
     // Axis.
     let _ = writeln!(s, "<g class=\"axis\">");
-    let step = tick_step(t.end_ms);
+    let step = tick_step(end_ms);
     let mut at = 0;
-    while at <= t.end_ms {
+    while at <= end_ms {
         let _ = writeln!(
             s,
             "<line x1=\"{0:.1}\" y1=\"{1}\" x2=\"{0:.1}\" y2=\"{2}\" stroke=\"#eee\"/>\
@@ -239,15 +463,19 @@ fn panel(id: &str, title: &str, t: &Timeline) -> String {
         at += step;
     }
     s.push_str("</g>\n");
+    s
+}
+
+/// One run as an SVG panel.
+fn panel(id: &str, title: &str, t: &Timeline) -> String {
+    let pools = pools_of(t.lanes.iter().map(|l| l.pool.as_str()));
+    let height = panel_height(t.lanes.len(), pools.len());
+    let x = |at: u64| x_of(at, t.end_ms);
+    let mut s = panel_head(id, title, t.end_ms, height);
     let mut y = TOP_H + AXIS_H - 10.0;
     let mut lane_y: Vec<(String, f64)> = Vec::new();
     for pool in &pools {
-        let _ = writeln!(
-            s,
-            "<text class=\"pool-label\" x=\"4\" y=\"{:.1}\">{}</text>",
-            y + 12.0,
-            esc(pool)
-        );
+        s.push_str(&pool_label(pool, y));
         y += 18.0;
         for lane in t.lanes.iter().filter(|l| l.pool == *pool) {
             s.push_str(&lane_svg(lane, y, t, &x));
@@ -333,18 +561,24 @@ fn tick_step(end_ms: u64) -> u64 {
     .unwrap_or(3_600_000)
 }
 
-fn lane_svg(lane: &Lane, y: f64, t: &Timeline, x: &dyn Fn(u64) -> f64) -> String {
+/// A lane's group element (of `class`), background and label.
+fn lane_head(class: &str, key: &str, line: &str, y: f64) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "<g class=\"lane\" data-line=\"{}\">\
+        "<g class=\"{class}\" data-line=\"{}\">\
          <rect class=\"lane-bg\" x=\"{LABEL_W}\" y=\"{y:.1}\" width=\"{PLOT_W}\" \
          height=\"{LANE_H}\" fill=\"#fafafa\" stroke=\"#e5e5e5\"/>\
          <text class=\"lane-label\" x=\"12\" y=\"{:.1}\">{}</text>",
-        esc(&lane.key),
+        esc(key),
         y + LANE_H / 2.0 + 4.0,
-        esc(&lane.line)
+        esc(line)
     );
+    s
+}
+
+fn lane_svg(lane: &Lane, y: f64, t: &Timeline, x: &dyn Fn(u64) -> f64) -> String {
+    let mut s = lane_head("lane", &lane.key, &lane.line, y);
     for b in &lane.bands {
         let (x0, x1) = (x(b.from), x(b.to));
         let (fill, name) = match b.state {

@@ -5,10 +5,15 @@
 //! changes it recorded ([`rebuild`]), re-runs them on the real engine under the policy
 //! ([`driver`]; outcomes of lines the recording did not try come from [`evidence`]), and
 //! can compare both runs ([`summary`]) and draw them as a timeline ([`timeline`],
-//! [`html`]). `docs/trace-format.md` documents the trace and the inference rules.
+//! [`html`]). For requests recorded under the rollout mode `observe` it also says what the
+//! policy would have saved, moved and cost ([`counterfactual`]), and draws the line health
+//! known at the time ([`health`]). `docs/trace-format.md` documents the trace and the
+//! inference rules.
 
+pub mod counterfactual;
 pub mod driver;
 pub mod evidence;
+pub mod health;
 pub mod html;
 pub mod rebuild;
 pub mod summary;
@@ -29,6 +34,9 @@ pub struct WhatIf {
     pub replayed: driver::Replayed,
     /// The outage both runs are timed against.
     pub outage: Option<summary::Outage>,
+    /// What the policy would have changed for the requests recorded under `observe`
+    /// (`None` when the trace has none).
+    pub counterfactual: Option<counterfactual::Counterfactual>,
     summaries: OnceLock<(summary::RunSummary, summary::RunSummary)>,
 }
 
@@ -55,6 +63,19 @@ impl WhatIf {
             "replayed": replayed,
         })
     }
+
+    /// The `{"op":"counterfactual",..}` line, for a trace with requests recorded under
+    /// `observe`.
+    pub fn counterfactual_line(&self) -> Option<serde_json::Value> {
+        let cf = self.counterfactual.as_ref()?;
+        let mut line = serde_json::json!({"at": self.replayed.end_ms, "op": "counterfactual"});
+        if let (Some(map), Ok(serde_json::Value::Object(fields))) =
+            (line.as_object_mut(), serde_json::to_value(cf))
+        {
+            map.extend(fields);
+        }
+        Some(line)
+    }
 }
 
 /// Re-runs the trace `trace_text` under the config `policy_json`, writing the replay's
@@ -69,10 +90,12 @@ pub fn run(
     let rebuilt = rebuild::rebuild(trace);
     let outage = summary::outage(&rebuilt);
     let replayed = driver::drive(&rebuilt, policy_json, evidence_window_ms, out)?;
+    let counterfactual = counterfactual::compute(&rebuilt.calls, &replayed.calls);
     Ok(WhatIf {
         recorded: rebuilt.records,
         replayed,
         outage,
+        counterfactual,
         summaries: OnceLock::new(),
     })
 }

@@ -60,6 +60,8 @@ pub struct Call {
     pub protocol: Protocol,
     /// HTTP method.
     pub method: String,
+    /// Rollout mode the call was routed under (`off`, `observe`, `on`), when recorded.
+    pub mode: Option<String>,
     /// Attempts in order (the first is the arrival).
     pub attempts: Vec<Attempt>,
 }
@@ -68,6 +70,11 @@ impl Call {
     /// Arrival time.
     pub fn at(&self) -> u64 {
         self.attempts[0].at
+    }
+
+    /// Whether the call was recorded under `observe`: it went to its original URL.
+    pub fn observed(&self) -> bool {
+        self.mode.as_deref() == Some("observe")
     }
 
     /// Whether the call may be retried on another line: an idempotent method, or the
@@ -195,6 +202,7 @@ pub fn index(records: &[TraceEvent]) -> Parts {
                         biz: biz.clone(),
                         protocol,
                         method: r.method.clone().unwrap_or_else(|| "GET".to_string()),
+                        mode: r.mode.clone(),
                         attempts: Vec::new(),
                     });
                     let i = calls.len() - 1;

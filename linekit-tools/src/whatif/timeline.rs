@@ -82,6 +82,20 @@ pub fn bucket_ms(end_ms: u64) -> u64 {
     end_ms.div_ceil(BUCKETS as u64).max(1)
 }
 
+/// The bucket of time `at` for buckets of `bucket` ms (the last one takes any later time).
+pub fn slot(at: u64, bucket: u64) -> usize {
+    ((at / bucket) as usize).min(BUCKETS - 1)
+}
+
+/// Each lane (pool, line) to its index.
+pub fn lane_index(lanes: &[(String, String)]) -> HashMap<(String, String), usize> {
+    lanes
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.clone(), i))
+        .collect()
+}
+
 fn key_of(r: &TraceEvent) -> Option<(String, String)> {
     let pool = format!(
         "{}/{}",
@@ -120,12 +134,8 @@ pub fn lane_order(runs: &[&[TraceEvent]]) -> Vec<(String, String)> {
 /// Aggregates one run on an axis of `end_ms` with the given lanes.
 pub fn build(records: &[TraceEvent], lanes: &[(String, String)], end_ms: u64) -> Timeline {
     let bucket = bucket_ms(end_ms);
-    let slot = |at: u64| ((at / bucket) as usize).min(BUCKETS - 1);
-    let index: HashMap<(String, String), usize> = lanes
-        .iter()
-        .enumerate()
-        .map(|(i, k)| (k.clone(), i))
-        .collect();
+    let slot = |at: u64| slot(at, bucket);
+    let index = lane_index(lanes);
     let mut out: Vec<Lane> = lanes
         .iter()
         .map(|(pool, line)| Lane {
@@ -244,7 +254,7 @@ pub fn add_inferred(t: &mut Timeline, inferred: &[(u64, String)]) {
     let bucket = t.bucket_ms;
     for (at, key) in inferred {
         if let Some(lane) = t.lanes.iter_mut().find(|l| l.key == *key) {
-            lane.inferred[((at / bucket) as usize).min(BUCKETS - 1)] += 1;
+            lane.inferred[slot(*at, bucket)] += 1;
         }
     }
 }

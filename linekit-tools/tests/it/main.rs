@@ -15,6 +15,7 @@ mod cli_replay;
 mod cli_signing;
 mod cli_whatif;
 mod consent_replay;
+mod counterfactual_replay;
 mod detect_replay;
 mod httpdns_production;
 mod httpdns_replay;

@@ -3,7 +3,7 @@
 //! done; bad traces are refused with their line number.
 //!
 //! The outage scenario (`tests/scenarios/whatif_outage.json`) is built here by a small
-//! simulated world that behaves like the demo: three lines, clients calling every 50 ms
+//! simulated world ([`support::world`]) that behaves like the demo: three lines, clients calling every 50 ms
 //! through an interceptor that retries line faults on the next line, the primary refusing
 //! connections from 6 s to 18 s, the second line answering 503 from 12 s to 15 s, probes
 //! answered by the same world, and a move from Wi-Fi to cellular at 21 s.
@@ -11,16 +11,13 @@
 
 use crate::support;
 
-use linekit_core::engine::{LineKit, Report};
-use linekit_core::line::{Outcome, Protocol};
+use linekit_core::line::Outcome;
 use linekit_core::net::{NetworkState, PrivateDnsMode};
-use linekit_core::transport::{Completion, TransportError, TransportResult};
-use linekit_core::ManualClock;
 use linekit_tools::{replay, whatif};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use support::trace::TraceLines;
-use support::transport::RecordingTransport;
+use support::world::{Sim, World};
 
 const SCENARIO_PATH: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -39,143 +36,29 @@ fn config() -> Value {
             {"id": "third", "url": "https://third.example.test", "weight": 100}]}}})
 }
 
-/// What line `line` does at `t`: (outcome, status, cost).
-fn world(line: &str, t: u64) -> (Outcome, Option<u16>, u64) {
-    match line {
-        "primary" if (6_000..18_000).contains(&t) => (Outcome::ConnectRefused, None, 3),
-        "second" if (12_000..15_000).contains(&t) => (Outcome::Http5xx, Some(503), 20),
-        _ => (Outcome::Ok, Some(200), 30),
-    }
-}
+/// The outage: the primary refuses connections from 6 s to 18 s, the second line answers
+/// 503 from 12 s to 15 s.
+struct Outage;
 
-struct Sim {
-    kit: LineKit,
-    clock: ManualClock,
-    transport: Arc<RecordingTransport>,
-    steps: Vec<Value>,
-    /// (answer time, request id, completion, answer fields)
-    answers: Vec<(u64, u64, Completion, Value)>,
-}
-
-impl Sim {
-    /// Plans the world's answer to every request the engine started at `now`.
-    fn take_started(&mut self, now: u64) {
-        for (r, done) in self.transport.take_waiting() {
-            let host = r.url.trim_start_matches("https://");
-            let line = host.split('.').next().unwrap_or("").to_string();
-            let (outcome, status, cost) = world(&line, now);
-            let answer = match status {
-                Some(s) => json!({"status": s}),
-                None => json!({"error": outcome.as_str()}),
-            };
-            self.answers.push((now + cost, r.id, done, answer));
-        }
-    }
-
-    /// Moves time to `to`, firing timers and delivering answers in time order.
-    fn advance(&mut self, to: u64) {
-        loop {
-            self.answers.sort_by_key(|a| (a.0, a.1));
-            let next_answer = self.answers.first().map(|a| a.0).filter(|a| *a <= to);
-            let next_timer = self.kit.next_deadline().filter(|d| *d <= to);
-            match (next_timer, next_answer) {
-                (Some(d), a) if a.is_none_or(|a| d <= a) => {
-                    self.clock.set_now(d);
-                    self.kit.run_due();
-                    self.take_started(d);
-                }
-                (_, Some(a)) => {
-                    let (at, id, done, answer) = self.answers.remove(0);
-                    self.clock.set_now(a);
-                    self.kit.run_due();
-                    let mut step = json!({"at": at, "op": "respond", "id": id});
-                    for (k, v) in answer.as_object().unwrap() {
-                        step[k] = v.clone();
-                    }
-                    self.steps.push(step);
-                    let result = match answer.get("status") {
-                        Some(s) => TransportResult::Response {
-                            status: s.as_u64().unwrap() as u16,
-                            body: Vec::new(),
-                            headers: Vec::new(),
-                        },
-                        None => TransportResult::Failed(TransportError::from_name(
-                            answer["error"].as_str().unwrap(),
-                        )),
-                    };
-                    done.complete(result);
-                    self.kit.run_due();
-                    self.take_started(a);
-                }
-                _ => {
-                    self.clock.set_now(to);
-                    self.kit.run_due();
-                    self.take_started(to);
-                    return;
-                }
-            }
-        }
-    }
-
-    /// One call at `t`, retrying line faults on the next line like the interceptor.
-    fn call(&mut self, t: u64) {
-        let mut exclude: Vec<String> = Vec::new();
-        let mut now = t;
-        for _attempt in 0..3 {
-            self.advance(now);
-            let ex: Vec<&str> = exclude.iter().map(String::as_str).collect();
-            let (d, _) = self.kit.route_with_headers::<&str, &str>(
-                "https://api.example.test/v1/ticker",
-                "GET",
-                &[],
-                Protocol::Http,
-                &ex,
-            );
-            let mut route = json!({"at": now, "op": "route",
-                "url": "https://api.example.test/v1/ticker", "method": "GET"});
-            if !exclude.is_empty() {
-                route["exclude"] = json!(exclude);
-            }
-            self.steps.push(route);
-            self.kit.run_due();
-            self.take_started(now);
-            let Some(line) = d.line.as_deref().map(str::to_string) else {
-                return;
-            };
-            let (outcome, status, cost) = world(&line, now);
-            now += cost;
-            self.advance(now);
-            self.kit.report(&Report {
-                status,
-                ..Report::new("spot", &line, outcome, cost)
-            });
-            let mut report = json!({"at": now, "op": "report", "biz": "spot", "line": line,
-                "outcome": outcome.as_str(), "cost_ms": cost});
-            if let Some(s) = status {
-                report["status"] = json!(s);
-            }
-            self.steps.push(report);
-            self.kit.run_due();
-            self.take_started(now);
-            if !outcome.is_line_fault(status) {
-                return;
-            }
-            exclude.push(line);
+impl World for Outage {
+    fn answer(&self, line: &str, t: u64) -> (Outcome, Option<u16>, u64) {
+        match line {
+            "primary" if (6_000..18_000).contains(&t) => (Outcome::ConnectRefused, None, 3),
+            "second" if (12_000..15_000).contains(&t) => (Outcome::Http5xx, Some(503), 20),
+            _ => (Outcome::Ok, Some(200), 30),
         }
     }
 }
 
 /// Runs the world against the engine and returns the scenario of what happened.
 fn simulate() -> Value {
-    let transport = Arc::new(RecordingTransport::default());
-    let (kit, clock) = support::manual::engine(config().to_string(), 7, &transport);
-    let mut sim = Sim {
-        kit,
-        clock,
-        transport,
-        steps: Vec::new(),
-        answers: Vec::new(),
-    };
+    let mut sim = Sim::new(
+        config(),
+        7,
+        "spot",
+        "https://api.example.test/v1/ticker",
+        Outage,
+    );
     let end = 30_000;
     sim.advance(0);
     for t in (0..end).step_by(50) {
@@ -197,10 +80,7 @@ fn simulate() -> Value {
         }
         sim.call(t);
     }
-    sim.advance(end);
-    sim.steps.push(json!({"at": end, "op": "state"}));
-    sim.kit.close();
-    json!({"config": config(), "seed": 7, "steps": sim.steps})
+    sim.finish(end)
 }
 
 fn scenario() -> String {

@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod replay;
 pub mod trace;
+pub mod world;
 
 #[path = "../../../rust-core/tests/support/manual.rs"]
 pub mod manual;

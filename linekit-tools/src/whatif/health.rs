@@ -1,0 +1,190 @@
+//! Line health as the recording engine knew it at each moment, for the health lanes of the
+//! report: what the trace had told it about each line so far.
+//!
+//! A line is `open` while its breaker is open (from the `open` event until its cooldown
+//! ends), `failing` while its breaker is half-open or its latest outcome (request or
+//! probe) was a line fault, `healthy` when its latest outcome was not, and `unknown`
+//! before anything was heard of it. It is the same knowledge a route's `would_healthy`
+//! flag summarises (that flag also asks for a success within the window, which the trace
+//! does not repeat). Time is cut into the timeline's buckets and each bucket takes the
+//! worst state the line was in during it, so a short fault is never hidden. Besides the
+//! state, each bucket counts the routes recorded under `observe` whose `would_line` was
+//! this line while the engine did not know it healthy (`would_healthy: false`).
+
+use super::timeline::{bucket_ms, lane_index, slot, BUCKETS};
+use linekit_core::trace::{TraceEvent, TraceKind};
+
+/// What was known about a line, from the best to the worst.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Health {
+    /// Nothing heard yet.
+    Unknown,
+    /// Latest outcome not a line fault, breaker closed.
+    Healthy,
+    /// Latest outcome a line fault, or the breaker half-open.
+    Failing,
+    /// Breaker open.
+    Open,
+}
+
+impl Health {
+    /// Its name in the report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Health::Unknown => "unknown",
+            Health::Healthy => "healthy",
+            Health::Failing => "failing",
+            Health::Open => "open",
+        }
+    }
+}
+
+/// One line's health over time (the line is the lane of the same index).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HealthLane {
+    /// The worst state per bucket.
+    pub states: Vec<Health>,
+    /// Per bucket, observed routes that `on` would have sent here while not known healthy.
+    pub unhealthy_picks: Vec<u32>,
+}
+
+/// What is known of one line while walking the trace.
+#[derive(Default)]
+struct Known {
+    /// Whether the latest outcome was a line fault (`None`: no outcome yet).
+    fault: Option<bool>,
+    /// Breaker: open until this time, then half-open (`None`: closed).
+    open_until: Option<u64>,
+    /// (time, state) every time the state may have changed.
+    changes: Vec<(u64, Health)>,
+}
+
+impl Known {
+    fn state(&self, at: u64) -> Health {
+        match (self.open_until, self.fault) {
+            (Some(until), _) if at < until => Health::Open,
+            (Some(_), _) | (None, Some(true)) => Health::Failing,
+            (None, Some(false)) => Health::Healthy,
+            (None, None) => Health::Unknown,
+        }
+    }
+
+    /// Records the end of an open breaker's cooldown if it came before `at`.
+    fn catch_up(&mut self, at: u64) {
+        if let Some(until) = self.open_until.filter(|u| *u <= at) {
+            if self.changes.last().is_none_or(|c| c.0 < until) {
+                let s = self.state(until);
+                self.changes.push((until, s));
+            }
+        }
+    }
+}
+
+/// The health lanes of `records` (a recorded run, relative times) for `lanes` (pool,
+/// line) on an axis of `end_ms`, in the same order.
+pub fn build(records: &[TraceEvent], lanes: &[(String, String)], end_ms: u64) -> Vec<HealthLane> {
+    let bucket = bucket_ms(end_ms);
+    let slot = |at: u64| slot(at, bucket);
+    let index = lane_index(lanes);
+    let mut known: Vec<Known> = lanes.iter().map(|_| Known::default()).collect();
+    let mut picks = vec![vec![0u32; BUCKETS]; lanes.len()];
+    for r in records {
+        let pool = format!(
+            "{}/{}",
+            r.biz.as_deref().unwrap_or(""),
+            r.protocol.as_deref().unwrap_or("http")
+        );
+        if r.kind == TraceKind::Route && r.would_healthy == Some(false) {
+            if let Some(&i) = r
+                .would_line
+                .as_ref()
+                .and_then(|l| index.get(&(pool.clone(), l.clone())))
+            {
+                picks[i][slot(r.at_ms)] += 1;
+            }
+        }
+        let Some(&i) = r.line.as_ref().and_then(|l| index.get(&(pool, l.clone()))) else {
+            continue;
+        };
+        let k = &mut known[i];
+        k.catch_up(r.at_ms);
+        match r.kind {
+            TraceKind::Report | TraceKind::Probe => k.fault = Some(r.is_line_fault()),
+            TraceKind::Breaker => {
+                k.open_until = match r.breaker.as_deref() {
+                    Some("open") => Some(r.at_ms.saturating_add(r.cooldown_ms.unwrap_or(0))),
+                    Some("half_open") => Some(r.at_ms),
+                    _ => None,
+                };
+            }
+            _ => continue,
+        }
+        let s = k.state(r.at_ms);
+        k.changes.push((r.at_ms, s));
+    }
+    known
+        .iter_mut()
+        .zip(picks)
+        .map(|(k, unhealthy_picks)| {
+            k.catch_up(end_ms);
+            let mut states = Vec::with_capacity(BUCKETS);
+            let mut state = Health::Unknown;
+            let mut next = k.changes.iter().peekable();
+            for b in 0..BUCKETS as u64 {
+                let (from, to) = (b.saturating_mul(bucket), (b + 1).saturating_mul(bucket));
+                // Changes at the bucket's very start replace the state carried in.
+                while let Some((_, s)) = next.next_if(|c| c.0 <= from) {
+                    state = *s;
+                }
+                let mut worst = state;
+                while let Some((_, s)) = next.next_if(|c| c.0 < to) {
+                    state = *s;
+                    worst = worst.max(state);
+                }
+                states.push(worst);
+            }
+            HealthLane {
+                states,
+                unhealthy_picks,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(kind: TraceKind, at: u64, line: &str) -> TraceEvent {
+        let mut e = TraceEvent::new(kind, at);
+        e.biz = Some("spot".into());
+        e.line = Some(line.into());
+        e
+    }
+
+    #[test]
+    fn a_line_is_unknown_then_healthy_then_open_then_failing_until_it_answers() {
+        let mut ok = event(TraceKind::Probe, 100, "a");
+        ok.outcome = Some("ok".into());
+        let mut refused = event(TraceKind::Report, 1_000, "a");
+        refused.outcome = Some("connect_refused".into());
+        let mut open = event(TraceKind::Breaker, 1_000, "a");
+        open.breaker = Some("open".into());
+        open.cooldown_ms = Some(500);
+        let mut back = event(TraceKind::Probe, 2_000, "a");
+        back.outcome = Some("ok".into());
+        let mut closed = event(TraceKind::Breaker, 2_000, "a");
+        closed.breaker = Some("closed".into());
+        let lanes = [("spot/http".to_string(), "a".to_string())];
+        // 2400 ms over 240 buckets: 10 ms each.
+        let h = build(&[ok, refused, open, back, closed], &lanes, 2_400);
+        let s = &h[0].states;
+        assert_eq!(s[5], Health::Unknown);
+        assert_eq!(s[10], Health::Healthy);
+        assert_eq!(s[100], Health::Open);
+        assert_eq!(s[149], Health::Open);
+        assert_eq!(s[150], Health::Failing, "half-open after the cooldown");
+        assert_eq!(s[199], Health::Failing);
+        assert_eq!(s[201], Health::Healthy);
+    }
+}
