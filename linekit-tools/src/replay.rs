@@ -49,6 +49,27 @@ struct Scenario {
 /// The wall clock at virtual time 0 when a scenario does not say.
 pub const DEFAULT_WALL_START_MS: u64 = 1_700_000_000_000;
 
+/// Latest `wall_start_ms`: 9999-12-31T23:59:59.999Z. Later values leave no room for the
+/// scenario's own time before the wall clock would overflow.
+pub const MAX_WALL_START_MS: u64 = 253_402_300_799_999;
+
+/// Latest `at` of a step: 366 days of virtual time. A later step would have the engine fire
+/// every timer of that span first (revive checks, refreshes, fetch rounds), for nothing.
+pub const MAX_AT_MS: u64 = 366 * 86_400_000;
+
+/// Most timers fired before one step (between two steps, or before the what-if driver's
+/// next action). More means a timer that keeps rescheduling itself at once: the run stops
+/// with an error instead of spinning.
+pub const MAX_TIMERS_PER_STEP: usize = 100_000;
+
+/// The error of a run that fired more than [`MAX_TIMERS_PER_STEP`] timers before `what`.
+pub(crate) fn too_many_timers(what: &str) -> Error {
+    Error::InvalidArgument(format!(
+        "{what}: more than {MAX_TIMERS_PER_STEP} timers fired before it (a timer that \
+         reschedules itself at once?)"
+    ))
+}
+
 fn default_wall_start_ms() -> u64 {
     DEFAULT_WALL_START_MS
 }
@@ -341,6 +362,12 @@ fn parse_checked(text: &str) -> Result<Parsed> {
     }
     let scenario: Scenario =
         serde_json::from_str(text).map_err(|e| Error::InvalidArgument(format!("scenario: {e}")))?;
+    if scenario.wall_start_ms > MAX_WALL_START_MS {
+        return Err(Error::InvalidArgument(format!(
+            "wall_start_ms: {} is later than {MAX_WALL_START_MS} (9999-12-31)",
+            scenario.wall_start_ms
+        )));
+    }
     let config = scenario.config.to_string();
     let mut steps = Vec::with_capacity(scenario.steps.len());
     let mut last_at = 0;
@@ -348,6 +375,12 @@ fn parse_checked(text: &str) -> Result<Parsed> {
         let path = format!("steps[{i}]");
         let step: Step = serde_json::from_value(raw)
             .map_err(|e| Error::InvalidArgument(format!("{path}: {e}")))?;
+        if step.at() > MAX_AT_MS {
+            return Err(Error::InvalidArgument(format!(
+                "{path}.at: {} is later than {MAX_AT_MS} (366 days of virtual time)",
+                step.at()
+            )));
+        }
         if step.at() < last_at {
             return Err(Error::InvalidArgument(format!(
                 "{path}.at: {} is earlier than the previous step ({last_at})",
@@ -475,9 +508,15 @@ pub fn run_traced(
         .build()?;
     let mut emit =
         |v: Value| writeln!(out, "{v}").map_err(|e| Error::InvalidArgument(format!("output: {e}")));
-    for step in &steps {
+    for (i, step) in steps.iter().enumerate() {
         // Fire every timer due before this step, each at its own time.
+        let mut fired = 0;
         while let Some(deadline) = engine.next_deadline().filter(|d| *d <= step.at()) {
+            fired += 1;
+            if fired > MAX_TIMERS_PER_STEP {
+                engine.close();
+                return Err(too_many_timers(&format!("steps[{i}]")));
+            }
             clock.set_now(deadline);
             engine.run_due();
             for r in transport.drain_started() {

@@ -46,13 +46,15 @@ impl Default for SystemClock {
 impl Clock for SystemClock {
     fn now_ms(&self) -> u64 {
         // Never 0 (so 0 can mean "never"), and with room before it (see MONO_ORIGIN_MS).
-        self.origin.elapsed().as_millis() as u64 + MONO_ORIGIN_MS
+        u64::try_from(self.origin.elapsed().as_millis())
+            .unwrap_or(u64::MAX)
+            .saturating_add(MONO_ORIGIN_MS)
     }
 
     fn wall_ms(&self) -> u64 {
         SystemTime::now()
             .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
+            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
             .unwrap_or(0)
     }
 }
@@ -73,18 +75,18 @@ impl ManualClock {
         }
     }
 
-    /// Moves both clocks forward by `ms`.
+    /// Moves both clocks forward by `ms` (each stops at `u64::MAX` rather than wrapping).
     pub fn advance(&self, ms: u64) {
-        self.mono.fetch_add(ms, Ordering::SeqCst);
-        self.wall.fetch_add(ms, Ordering::SeqCst);
+        saturating_add(&self.mono, ms);
+        saturating_add(&self.wall, ms);
     }
 
     /// Sets the monotonic clock to `ms` if that is later than now (it never goes back);
-    /// the wall clock moves by the same amount.
+    /// the wall clock moves by the same amount (stopping at `u64::MAX`, never wrapping).
     pub fn set_now(&self, ms: u64) {
         let prev = self.mono.fetch_max(ms, Ordering::SeqCst);
         if ms > prev {
-            self.wall.fetch_add(ms - prev, Ordering::SeqCst);
+            saturating_add(&self.wall, ms - prev);
         }
     }
 
@@ -92,6 +94,14 @@ impl ManualClock {
     pub fn set_wall(&self, ms: u64) {
         self.wall.store(ms, Ordering::SeqCst);
     }
+}
+
+/// Adds `ms` to `clock`, stopping at `u64::MAX`.
+fn saturating_add(clock: &AtomicU64, ms: u64) {
+    // The closure always returns `Some`, so the update cannot fail.
+    let _ = clock.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |t| {
+        Some(t.saturating_add(ms))
+    });
 }
 
 impl Clock for ManualClock {
@@ -107,6 +117,15 @@ impl Clock for ManualClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_manual_clock_saturates_instead_of_wrapping() {
+        let c = ManualClock::new(10, u64::MAX - 5);
+        c.set_now(1_000);
+        assert_eq!((c.now_ms(), c.wall_ms()), (1_000, u64::MAX));
+        c.advance(u64::MAX);
+        assert_eq!((c.now_ms(), c.wall_ms()), (u64::MAX, u64::MAX));
+    }
 
     #[test]
     fn manual_clock_never_goes_back_and_moves_wall_with_it() {

@@ -291,17 +291,14 @@ impl LineKit {
             })?,
         };
         // Every service starts unconfigured (routing: on the empty config); the start-up
-        // config reaches them through `publish`, as every later one does. The install seed
-        // is kept across restarts; the wall clock makes each start's HTTPDNS IVs new (and a
-        // replay's, on its fixed wall clock, reproducible).
-        let iv_seed = p.seed ^ p.clock.wall_ms();
+        // config reaches them through `publish`, as every later one does.
         let kit = LineKit {
             inner: Arc::new(Inner {
                 routing: Routing::new(State::build(Arc::new(Config::default()), p.seed, None)?),
                 tracer: Tracer::new(p.sink, p.seed, p.trace_all),
                 requests: Requests::new(p.transport, !p.require_consent),
                 prober: Prober::new(p.seed, now),
-                httpdns: HttpDns::new(p.seed, iv_seed),
+                httpdns: HttpDns::new(p.seed),
                 remote: RemoteChannel::new(p.source, p.skipped, p.last_good, p.seed, now),
                 persist: p.storage_dir.as_deref().map(persist::Persistence::new),
                 storage_dir: p.storage_dir,

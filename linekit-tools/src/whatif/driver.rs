@@ -284,14 +284,22 @@ fn is_timeout(o: &Observed) -> bool {
 
 impl Driver<'_> {
     fn run(&mut self, clock: &ManualClock, out: &mut dyn Write) -> Result<()> {
+        let mut fired = 0;
         while let Some(at) = self.queue.peek_at() {
             // Timers first, one at a time: a probe they start may be answered before `at`.
             if let Some(deadline) = self.engine.next_deadline().filter(|d| *d <= at) {
+                fired += 1;
+                if fired > crate::replay::MAX_TIMERS_PER_STEP {
+                    return Err(crate::replay::too_many_timers(&format!(
+                        "the action at {at} ms"
+                    )));
+                }
                 clock.set_now(deadline);
                 self.engine.run_due();
                 self.started(deadline, out)?;
                 continue;
             }
+            fired = 0;
             clock.set_now(at);
             self.engine.run_due();
             let Some((at, order, action)) = self.queue.pop() else {

@@ -24,6 +24,7 @@ mod read_fault_hold_replay;
 mod read_fault_switch_replay;
 mod read_side_faults;
 mod remote_replay;
+mod replay_limits;
 mod replay_outage;
 mod rollout_replay;
 mod slow_switch_replay;

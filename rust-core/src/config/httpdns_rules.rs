@@ -1,24 +1,50 @@
 //! Semantic rules of the HTTPDNS production fields: provider `auth`, `serve_stale` and
 //! `bootstrap`. Messages name the problem only; they never echo a key, secret or token.
 
+use super::limits::{MAX_BOOTSTRAP_ADDRS, MAX_SIGN_VALIDITY_S, MAX_STALE_S};
 use super::model::{HttpDnsConfig, ProviderConfig};
-use super::provider_auth::{ProviderAuth, MAX_SIGN_VALIDITY_S};
-use super::rules::{is_valid_host, is_valid_host_pattern, quoted_key, Findings};
+use super::provider_auth::ProviderAuth;
+use super::rules::{is_valid_host, is_valid_host_pattern, provider_url, quoted_key, Findings};
 use crate::dns::providers::auth::{AES_KEY_LEN, DES_KEY_LEN};
 use std::net::IpAddr;
 
-/// Most addresses listed for one bootstrap host.
-pub const MAX_BOOTSTRAP_ADDRS: usize = 16;
-
-/// Longest accepted `serve_stale.max_stale_s` (a day).
-pub const MAX_STALE_S: u64 = 86_400;
-
-/// Whether `p` encrypts the queried name and its answer (so plain HTTP is acceptable).
-pub(crate) fn encrypts_payload(p: &ProviderConfig) -> bool {
+/// Whether `p` encrypts the queried name and its answer without authenticating them: the
+/// DNSPod DES and AES kinds carry no MAC (and the AES answer carries its own IV), so over
+/// plain HTTP anyone on the path can alter an answer's addresses or replay an old answer.
+/// They keep the name confidential, nothing more.
+pub(crate) fn unauthenticated_encryption(p: &ProviderConfig) -> bool {
     matches!(
         p.auth,
         Some(ProviderAuth::DnspodDes { .. } | ProviderAuth::DnspodAes { .. })
     )
+}
+
+/// The rule of `httpdns.providers[i].url` (`path` is the provider's path): a provider
+/// URL, `http` only with `allow_cleartext`, and for the unauthenticated encrypting kinds
+/// a message that says what plain HTTP exposes.
+pub(crate) fn provider_endpoint(
+    p: &ProviderConfig,
+    path: &str,
+    allow_cleartext: bool,
+    f: &mut Findings,
+) {
+    let url_path = format!("{path}.url");
+    let cleartext = p
+        .url
+        .split_once("://")
+        .is_some_and(|(scheme, _)| scheme.eq_ignore_ascii_case("http"));
+    if cleartext && !allow_cleartext && unauthenticated_encryption(p) {
+        f.rule(
+            &url_path,
+            "cleartext http is not allowed (set allow_cleartext): dnspod-des and dnspod-aes \
+             answers are encrypted but not authenticated, so anyone on the path can alter \
+             their addresses or replay old answers",
+        );
+        return;
+    }
+    if let Err(why) = provider_url(&p.url, allow_cleartext) {
+        f.rule(&url_path, why);
+    }
 }
 
 /// Rules of `httpdns.providers[i].auth` (`path` is the provider's path).

@@ -6,6 +6,7 @@ pub mod accept;
 mod decode;
 pub mod envelope;
 mod httpdns_rules;
+pub mod limits;
 pub mod model;
 internal_mod!(provider_auth);
 internal_mod!(remote);

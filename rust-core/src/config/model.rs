@@ -26,6 +26,7 @@ use std::collections::BTreeMap;
 pub struct Config {
     /// Monotonically increasing version; a remote config applies only if newer.
     #[decode(required)]
+    #[cfg_attr(feature = "schema", schemars(range(max = super::limits::MAX_VERSION)))]
     pub version: u64,
     /// Kill switch: every business line uses its first line by priority.
     pub downgrade: bool,
@@ -57,6 +58,7 @@ pub struct Config {
     pub trust: Option<super::trust::TrustConfig>,
     /// Unix seconds after which this config is no longer trusted (required with `trust`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(range(max = super::limits::MAX_EXPIRES_AT_S)))]
     pub expires_at: Option<u64>,
 }
 
@@ -67,59 +69,75 @@ pub struct Config {
 pub struct Thresholds {
     /// A request or probe slower than this is a failure; all lines slower → first line.
     #[default(3_000)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = super::limits::MAX_DEADLINE_MS)))]
     pub timeout_ms: u64,
     /// A request slower than this triggers a detect.
     #[default(2_000)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = super::limits::MAX_DEADLINE_MS)))]
     pub slow_request_ms: u64,
     /// Minimum time between two detects of one business line.
     #[default(30_000)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = super::limits::MAX_PERIOD_MS)))]
     pub detect_cooldown_ms: u64,
     /// Minimum time between two line switches of one pool (0: no guard, switch freely).
     #[default(10_000)]
+    #[cfg_attr(feature = "schema", schemars(range(max = super::limits::MAX_PERIOD_MS)))]
     pub switch_interval_ms: u64,
     /// Length of the sliding statistics window.
     #[default(300_000)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = super::limits::MAX_PERIOD_MS)))]
     pub window_ms: u64,
     /// Consecutive line faults that open a line's breaker.
     #[default(3)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = super::limits::MAX_FAILURE_THRESHOLD)))]
     pub failure_threshold: u32,
     /// How long an open breaker keeps a line out before half-open.
     #[default(30_000)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = super::limits::MAX_PERIOD_MS)))]
     pub open_cooldown_ms: u64,
     /// How often open lines get a revive probe.
     #[default(600_000)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = super::limits::MAX_PERIOD_MS)))]
     pub revive_interval_ms: u64,
     /// How many extra lines one call may try after a line fault.
     #[default(1)]
+    #[cfg_attr(feature = "schema", schemars(range(max = super::limits::MAX_RETRIES)))]
     pub max_retries: u32,
     /// Upper bound of the random delay before a detect starts. The default spans the
     /// whole cooldown, so installs that hit the same outage at the same instant spread
     /// their probes evenly instead of arriving in waves (see the fleet simulation).
     #[default(30_000)]
+    #[cfg_attr(feature = "schema", schemars(range(max = super::limits::MAX_DELAY_MS)))]
     pub detect_jitter_ms: u64,
     /// Delay before the start-up detect (plus jitter).
     #[default(3_000)]
+    #[cfg_attr(feature = "schema", schemars(range(max = super::limits::MAX_PERIOD_MS)))]
     pub startup_detect_delay_ms: u64,
     /// Global cap on probes per minute per install.
     #[default(20)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = super::limits::MAX_PROBE_BUDGET_PER_MIN)))]
     pub probe_budget_per_min: u32,
     /// A WebSocket that closes abnormally sooner than this after opening counts against
     /// its line.
     #[default(30_000)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = super::limits::MAX_DELAY_MS)))]
     pub ws_stable_ms: u64,
     /// A response to a replayable request whose declared length is at most this many
     /// bytes is read whole before the call returns, so a cut-off body is a line fault
     /// retried on the next line (0 = never buffer). Longer and streaming bodies are
     /// watched while the app reads them instead.
     #[default(256 * 1024)]
+    #[cfg_attr(feature = "schema", schemars(range(max = super::limits::MAX_BUFFER_BODY_BYTES)))]
     pub buffer_body_max_bytes: u64,
     /// This many consecutive requests slower than `slow_request_ms` on the serving line
     /// move its traffic to a line known to be fast, even inside the switch interval.
     #[default(3)]
+    #[cfg_attr(feature = "schema", schemars(range(max = super::limits::MAX_SLOW_SWITCH_COUNT)))]
     pub slow_switch_count: u32,
     /// A streak of at least two slow requests on the serving line that has lasted this long
     /// (from its first slow request) moves traffic the same way, when requests are sparse.
     #[default(3_000)]
+    #[cfg_attr(feature = "schema", schemars(range(max = super::limits::MAX_DEADLINE_MS)))]
     pub slow_switch_ms: u64,
     /// Upper bound of the random delay before an urgent detect (slow requests, consecutive
     /// failures, WebSocket handshake failures, with no line known to be fast) that opens an
@@ -128,6 +146,7 @@ pub struct Thresholds {
     /// fleet that must discover its lines at the same instant over several seconds, short
     /// against the cooldown.
     #[default(10_000)]
+    #[cfg_attr(feature = "schema", schemars(range(max = super::limits::MAX_DELAY_MS)))]
     pub urgent_jitter_ms: u64,
     /// For this long after a read-side fault on a line (a truncated body, a reset or a read
     /// timeout), a probe success that does not verify a body (no `detect_expect_length`)
@@ -136,6 +155,7 @@ pub struct Thresholds {
     /// as long, the serving line's traffic moves to a line known to be fast that has no
     /// such fault, even inside the switch interval.
     #[default(60_000)]
+    #[cfg_attr(feature = "schema", schemars(range(max = super::limits::MAX_PERIOD_MS)))]
     pub read_fault_hold_ms: u64,
 }
 
@@ -155,10 +175,12 @@ pub struct BizLine {
     pub detect_method: String,
     /// A probe passes only with this status (default: any status below 400).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(range(min = 100, max = 599)))]
     pub detect_expect_status: Option<u16>,
     /// A probe passes only with a body of exactly this many bytes (`GET` probes only; a
     /// HEAD answer has no body to verify). Catches lines that cut bodies short.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(range(max = crate::transport::MAX_BODY_BYTES)))]
     pub detect_expect_length: Option<u64>,
     /// HTTP lines.
     #[decode(non_empty = EMPTY_POOL)]
@@ -250,9 +272,11 @@ pub struct LineConfig {
     /// Lower is preferred; defaults to the position in the list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[decode(nullable)]
+    #[cfg_attr(feature = "schema", schemars(range(max = super::limits::MAX_PRIORITY)))]
     pub priority: Option<u32>,
     /// Relative preference among healthy lines (default 100).
     #[serde(default = "default_weight")]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = super::limits::MAX_WEIGHT)))]
     pub weight: u32,
 }
 
@@ -301,9 +325,11 @@ pub struct HttpDnsConfig {
     pub jitter_ratio: f64,
     /// Lower clamp for TTLs.
     #[default(30)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = super::limits::MAX_TTL_S)))]
     pub min_ttl_s: u64,
     /// Upper clamp for TTLs.
     #[default(3_600)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = super::limits::MAX_TTL_S)))]
     pub max_ttl_s: u64,
     /// Hosts resolved ahead of need at start-up and after the network is validated.
     pub pre_resolve: Vec<String>,
@@ -325,6 +351,7 @@ pub struct ServeStaleConfig {
     pub hosts: Vec<String>,
     /// How long past `expires_at` a record may still be served, in seconds.
     #[decode(required)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = super::limits::MAX_STALE_S)))]
     pub max_stale_s: u64,
 }
 
@@ -354,6 +381,7 @@ pub struct TraceConfig {
     pub sample_rate: f64,
     /// Length of a sampling window: an install that records keeps every event of it.
     #[default(600_000)]
+    #[cfg_attr(feature = "schema", schemars(range(max = super::limits::MAX_DELAY_MS)))]
     pub window_ms: u64,
 }
 

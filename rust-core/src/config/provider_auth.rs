@@ -40,9 +40,6 @@ fn default_sign_validity_s() -> u64 {
     DEFAULT_SIGN_VALIDITY_S
 }
 
-/// Longest accepted `validity_s` (a day).
-pub const MAX_SIGN_VALIDITY_S: u64 = 86_400;
-
 /// A key, secret or token: serializes as the plain string, never shown by `Debug`.
 #[derive(Clone, PartialEq, Eq, Default, Serialize, Deserialize, Decode)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

@@ -6,14 +6,10 @@
 //! has one place that says what is valid.
 
 use super::decode::Decode;
+use super::limits::{above, MAX_DEADLINE_MS, MAX_INTERVAL_S, MAX_URLS, MIN_INTERVAL_S};
 use super::rules::{provider_url, Findings};
 use serde::{Deserialize, Serialize};
 use smart_default::SmartDefault;
-
-/// Shortest allowed `interval_s` (a config server is not a polling target).
-pub const MIN_INTERVAL_S: u64 = 60;
-/// Most URLs one round may try.
-pub const MAX_URLS: usize = 8;
 
 /// Where and how often the remote config is fetched.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, SmartDefault, Decode)]
@@ -24,12 +20,15 @@ pub struct RemoteConfig {
     pub urls: Vec<String>,
     /// Time between two rounds.
     #[default(1_800)]
+    #[cfg_attr(feature = "schema", schemars(range(min = MIN_INTERVAL_S, max = MAX_INTERVAL_S)))]
     pub interval_s: u64,
     /// Upper bound of the random delay added to every round.
     #[default(300)]
+    #[cfg_attr(feature = "schema", schemars(range(max = MAX_INTERVAL_S)))]
     pub jitter_s: u64,
     /// Deadline of one fetch.
     #[default(5_000)]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_DEADLINE_MS)))]
     pub timeout_ms: u64,
 }
 
@@ -52,11 +51,15 @@ pub(crate) fn check(remote: &RemoteConfig, allow_cleartext: bool, f: &mut Findin
             "remote.interval_s",
             format!("must be at least {MIN_INTERVAL_S}"),
         );
+    } else if remote.interval_s > MAX_INTERVAL_S {
+        f.rule("remote.interval_s", above(MAX_INTERVAL_S));
     }
     if remote.jitter_s > remote.interval_s {
         f.rule("remote.jitter_s", "must not exceed interval_s");
     }
     if remote.timeout_ms == 0 {
         f.rule("remote.timeout_ms", "must be greater than 0");
+    } else if remote.timeout_ms > MAX_DEADLINE_MS {
+        f.rule("remote.timeout_ms", above(MAX_DEADLINE_MS));
     }
 }

@@ -7,6 +7,7 @@
 //! value; rules then stay silent at and below tainted paths, so one mistake is reported
 //! once and placeholders never produce invented follow-up errors.
 
+use super::limits::{self, above, MAX_PRIORITY, MAX_RETRIES, MAX_WEIGHT};
 use super::model::{BizLine, Config, LineConfig, Rollout, Thresholds};
 use crate::dns::providers::ProviderFormat;
 use crate::error::FieldError;
@@ -14,11 +15,6 @@ use crate::line::endpoint::{is_valid_hostname, parse_authority};
 use crate::line::Endpoint;
 use crate::wire::WireEnum;
 use std::collections::{HashMap, HashSet};
-
-/// Upper bound of a line's `weight`.
-pub const MAX_WEIGHT: u32 = 10_000;
-/// Upper bound of `thresholds.max_retries`.
-pub const MAX_RETRIES: u32 = 5;
 
 /// At most this many problems are listed; a config with more (a 1 MiB array of junk) gets
 /// one final note instead, so validation stays fast and small on a phone.
@@ -180,6 +176,12 @@ fn normalize_host(pattern: &str) -> String {
 
 /// Runs every semantic rule over `c`.
 pub(crate) fn check(c: &Config, f: &mut Findings) {
+    if c.version > limits::MAX_VERSION {
+        f.rule("version", above(limits::MAX_VERSION));
+    }
+    if c.expires_at.is_some_and(|at| at > limits::MAX_EXPIRES_AT_S) {
+        f.rule("expires_at", above(limits::MAX_EXPIRES_AT_S));
+    }
     thresholds(&c.thresholds, f);
     // If `allow_cleartext` itself was malformed, do not pile cleartext errors on top.
     let allow_cleartext = c.allow_cleartext || f.covered("allow_cleartext");
@@ -193,39 +195,149 @@ pub(crate) fn check(c: &Config, f: &mut Findings) {
     if !(0.0..=1.0).contains(&c.trace.sample_rate) {
         f.rule("trace.sample_rate", "must be a number in [0, 1]");
     }
+    if c.trace.window_ms > limits::MAX_DELAY_MS {
+        f.rule("trace.window_ms", above(limits::MAX_DELAY_MS));
+    }
     if let Some(remote) = &c.remote {
         super::remote::check(remote, allow_cleartext, f);
     }
     if let Some(trust) = &c.trust {
         super::trust::check(trust, c.expires_at, f);
+        for (i, key) in trust.keys.iter().enumerate() {
+            if has_format_chars(&key.id) {
+                f.rule(&format!("trust.keys[{i}].id"), INVISIBLE_CHARS);
+            }
+        }
     }
 }
 
+/// The finding of an id or path holding an invisible formatting character.
+const INVISIBLE_CHARS: &str =
+    "must not contain invisible formatting characters (bidi overrides, zero-width marks)";
+
+/// Whether `s` holds a Unicode formatting character that changes how text around it is
+/// shown without being seen itself: bidi embeddings, overrides and isolates
+/// (U+202A..U+202E, U+2066..U+2069), directional marks (U+200E, U+200F, U+061C),
+/// zero-width characters (U+200B..U+200D, U+2060..U+2064, U+FEFF), line and paragraph
+/// separators (U+2028, U+2029), the soft hyphen and the interlinear annotation marks. An
+/// id with one reads as another id in a report, a log or a review tool.
+pub(crate) fn has_format_chars(s: &str) -> bool {
+    s.chars().any(|c| {
+        matches!(
+            c,
+            '\u{00AD}'
+                | '\u{061C}'
+                | '\u{180E}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{2064}'
+                | '\u{2066}'..='\u{206F}'
+                | '\u{FEFF}'
+                | '\u{FFF9}'..='\u{FFFB}'
+        )
+    })
+}
+
+/// Whether `s` is safe to show as an identifier: no control character and no invisible
+/// formatting character ([`has_format_chars`]).
+pub(crate) fn is_plain_text(s: &str) -> bool {
+    !s.chars().any(char::is_control) && !has_format_chars(s)
+}
+
+/// Every threshold with its bounds. The destructuring names every field, so a new one
+/// does not compile until it has its bounds here.
 fn thresholds(t: &Thresholds, f: &mut Findings) {
-    for (name, value) in [
-        ("timeout_ms", t.timeout_ms),
-        ("slow_request_ms", t.slow_request_ms),
-        ("detect_cooldown_ms", t.detect_cooldown_ms),
-        ("window_ms", t.window_ms),
-        ("open_cooldown_ms", t.open_cooldown_ms),
-        ("revive_interval_ms", t.revive_interval_ms),
-        ("ws_stable_ms", t.ws_stable_ms),
-    ] {
-        if value == 0 {
-            f.rule(&format!("thresholds.{name}"), "must be greater than 0");
+    use limits::{
+        MAX_BUFFER_BODY_BYTES, MAX_DEADLINE_MS, MAX_DELAY_MS, MAX_FAILURE_THRESHOLD, MAX_PERIOD_MS,
+        MAX_PROBE_BUDGET_PER_MIN, MAX_SLOW_SWITCH_COUNT,
+    };
+    let Thresholds {
+        timeout_ms,
+        slow_request_ms,
+        detect_cooldown_ms,
+        switch_interval_ms,
+        window_ms,
+        failure_threshold,
+        open_cooldown_ms,
+        revive_interval_ms,
+        max_retries,
+        detect_jitter_ms,
+        startup_detect_delay_ms,
+        probe_budget_per_min,
+        ws_stable_ms,
+        buffer_body_max_bytes,
+        slow_switch_count,
+        slow_switch_ms,
+        urgent_jitter_ms,
+        read_fault_hold_ms,
+    } = *t;
+    // (field, value, least value, largest value)
+    let fields: [(&str, u64, u64, u64); 18] = [
+        ("timeout_ms", timeout_ms, 1, MAX_DEADLINE_MS),
+        ("slow_request_ms", slow_request_ms, 1, MAX_DEADLINE_MS),
+        ("slow_switch_ms", slow_switch_ms, 0, MAX_DEADLINE_MS),
+        ("detect_jitter_ms", detect_jitter_ms, 0, MAX_DELAY_MS),
+        ("urgent_jitter_ms", urgent_jitter_ms, 0, MAX_DELAY_MS),
+        ("ws_stable_ms", ws_stable_ms, 1, MAX_DELAY_MS),
+        ("detect_cooldown_ms", detect_cooldown_ms, 1, MAX_PERIOD_MS),
+        ("switch_interval_ms", switch_interval_ms, 0, MAX_PERIOD_MS),
+        ("window_ms", window_ms, 1, MAX_PERIOD_MS),
+        ("open_cooldown_ms", open_cooldown_ms, 1, MAX_PERIOD_MS),
+        ("revive_interval_ms", revive_interval_ms, 1, MAX_PERIOD_MS),
+        (
+            "startup_detect_delay_ms",
+            startup_detect_delay_ms,
+            0,
+            MAX_PERIOD_MS,
+        ),
+        ("read_fault_hold_ms", read_fault_hold_ms, 0, MAX_PERIOD_MS),
+        (
+            "buffer_body_max_bytes",
+            buffer_body_max_bytes,
+            0,
+            MAX_BUFFER_BODY_BYTES,
+        ),
+        (
+            "failure_threshold",
+            failure_threshold.into(),
+            1,
+            MAX_FAILURE_THRESHOLD.into(),
+        ),
+        ("max_retries", max_retries.into(), 0, MAX_RETRIES.into()),
+        (
+            "probe_budget_per_min",
+            probe_budget_per_min.into(),
+            1,
+            MAX_PROBE_BUDGET_PER_MIN.into(),
+        ),
+        (
+            "slow_switch_count",
+            slow_switch_count.into(),
+            0,
+            MAX_SLOW_SWITCH_COUNT.into(),
+        ),
+    ];
+    for (name, value, least, most) in fields {
+        let path = format!("thresholds.{name}");
+        if value < least {
+            f.rule(
+                &path,
+                if name.ends_with("_ms") {
+                    "must be greater than 0"
+                } else {
+                    "must be at least 1"
+                },
+            );
+        } else if value > most {
+            f.rule(
+                &path,
+                if least == 0 {
+                    format!("must be in 0..={most}")
+                } else {
+                    above(most)
+                },
+            );
         }
-    }
-    if t.probe_budget_per_min < 1 {
-        f.rule("thresholds.probe_budget_per_min", "must be at least 1");
-    }
-    if t.failure_threshold < 1 {
-        f.rule("thresholds.failure_threshold", "must be at least 1");
-    }
-    if t.max_retries > MAX_RETRIES {
-        f.rule(
-            "thresholds.max_retries",
-            format!("must be in 0..={MAX_RETRIES}"),
-        );
     }
 }
 
@@ -315,6 +427,17 @@ fn biz_line<'c>(
     }
     if !biz.detect_path.starts_with('/') {
         f.rule(&format!("{path}.detect_path"), "must start with /");
+    } else if biz
+        .detect_path
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control())
+        || has_format_chars(&biz.detect_path)
+    {
+        f.rule(
+            &format!("{path}.detect_path"),
+            "must not contain spaces, control characters (CR, LF, …) or invisible formatting \
+             characters",
+        );
     }
     if let Some(header) = &biz.version_header {
         if let Err(why) = crate::line::version::check_header_name(header) {
@@ -353,6 +476,11 @@ fn line_config(path: &str, ws: bool, line: &LineConfig, allow_cleartext: bool, f
             &format!("{path}.id"),
             "must be at most 128 bytes without control characters",
         );
+    } else if has_format_chars(&line.id) {
+        f.rule(&format!("{path}.id"), INVISIBLE_CHARS);
+    }
+    if line.priority.is_some_and(|p| p > MAX_PRIORITY) {
+        f.rule(&format!("{path}.priority"), above(MAX_PRIORITY));
     }
     let url_path = format!("{path}.url");
     match Endpoint::parse(&line.url, true) {
@@ -429,6 +557,11 @@ fn httpdns(c: &Config, allow_cleartext: bool, f: &mut Findings) {
         let id_path = format!("{path}.id");
         if p.id.is_empty() {
             f.rule(&id_path, "must not be empty");
+        } else if !is_plain_text(&p.id) {
+            f.rule(
+                &id_path,
+                "must not contain control or invisible formatting characters",
+            );
         } else if !f.covered(&id_path) {
             match ids.get(p.id.as_str()) {
                 Some(first) => f.rule(
@@ -447,11 +580,7 @@ fn httpdns(c: &Config, allow_cleartext: bool, f: &mut Findings) {
             );
         }
         super::httpdns_rules::provider_auth(p, &path, f);
-        // DNSPod's encrypted kinds are made for plain HTTP: name and answer are encrypted.
-        let cleartext_ok = allow_cleartext || super::httpdns_rules::encrypts_payload(p);
-        if let Err(why) = provider_url(&p.url, cleartext_ok) {
-            f.rule(&format!("{path}.url"), why);
-        }
+        super::httpdns_rules::provider_endpoint(p, &path, allow_cleartext, f);
     }
     for (field, list) in [
         ("hosts", &h.hosts),
@@ -474,6 +603,9 @@ fn httpdns(c: &Config, allow_cleartext: bool, f: &mut Findings) {
     if !(0.0..1.0).contains(&h.jitter_ratio) {
         f.rule("httpdns.jitter_ratio", "must be a number in [0, 1)");
     }
+    if h.max_ttl_s > limits::MAX_TTL_S {
+        f.rule("httpdns.max_ttl_s", above(limits::MAX_TTL_S));
+    }
     if h.min_ttl_s < 1 {
         f.rule("httpdns.min_ttl_s", "must be at least 1");
     } else if h.min_ttl_s > h.max_ttl_s && !f.covered("httpdns.max_ttl_s") {
@@ -494,10 +626,12 @@ pub(crate) fn provider_url(url: &str, allow_cleartext: bool) -> Result<(), Strin
     } else if !scheme.eq_ignore_ascii_case("https") {
         return Err("unsupported scheme: expected https".to_string());
     }
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    if rest[end..].starts_with('#') {
+    // A fragment never leaves the client: a query or path after `#` would silently not
+    // be sent (a signed query dropped), so `#` is refused wherever it appears.
+    if rest.contains('#') {
         return Err("the URL may not have a fragment".to_string());
     }
+    let end = rest.find(['/', '?']).unwrap_or(rest.len());
     if rest.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err("the URL may not contain spaces or control characters".to_string());
     }

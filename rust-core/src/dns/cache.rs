@@ -47,7 +47,7 @@ use crate::dns::bootstrap::Bootstrap;
 use crate::dns::connect_rank::ConnectRank;
 use crate::dns::order::order_addresses;
 use crate::dns::policy::{normalize_host, AddressPolicy, HostMatcher};
-use crate::dns::providers::HostAnswer;
+use crate::dns::providers::{HostAnswer, MAX_ADDRS_PER_HOST};
 use crate::dns::quarantine::{ConnectError, HostQuarantine, QuarantineEntry, QuarantinePolicy};
 use crate::dns::record::{DnsRecord, TtlPolicy};
 use crate::dns::stale::ServeStale;
@@ -494,8 +494,8 @@ impl DnsCache {
     }
 
     /// Stores `answer` from `provider`, received on `network` at monotonic `now_ms` /
-    /// wall `wall_ms`. Addresses go through the address policy first; if none survives the
-    /// existing record stays. Answers for a network that is no longer current are stored
+    /// wall `wall_ms`. The first [`MAX_ADDRS_PER_HOST`] addresses go through the address
+    /// policy first (the rest are dropped); if none survives the existing record stays. Answers for a network that is no longer current are stored
     /// with that network's parked records.
     pub fn insert(
         &self,
@@ -511,7 +511,8 @@ impl DnsCache {
         if !snap.settings.hosts.matches(&host) {
             return Err(InsertError::NotHttpDnsHost);
         }
-        let filtered = snap.settings.policy.filter(&host, answer.addrs());
+        let addrs = answer.addrs().take(MAX_ADDRS_PER_HOST);
+        let filtered = snap.settings.policy.filter(&host, addrs);
         if filtered.accepted.is_empty() {
             return Err(InsertError::NoUsableAddresses(filtered.rejected));
         }
@@ -933,7 +934,8 @@ fn restore_record(
     if age >= ttl_ms {
         return None;
     }
-    let filtered = settings.policy.filter(&host, p.addrs.iter().copied());
+    let kept = p.addrs.iter().copied().take(MAX_ADDRS_PER_HOST);
+    let filtered = settings.policy.filter(&host, kept);
     if filtered.accepted.is_empty() {
         return None;
     }

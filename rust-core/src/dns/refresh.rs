@@ -147,8 +147,6 @@ pub struct Refresher {
     queue: Vec<(Arc<str>, NetworkKey)>,
     holds: HashMap<(Arc<str>, u64), u64>,
     tick_pending: bool,
-    /// Draws the IVs of encrypted (`dnspod-aes`) queries; seeded by the engine.
-    iv_rng: fastrand::Rng,
 }
 
 impl Refresher {
@@ -194,14 +192,12 @@ impl Refresher {
         }
     }
 
-    /// Seeds the IV generator of encrypted queries (the engine passes its install seed,
-    /// so replays are reproducible).
-    pub fn seed_ivs(&mut self, seed: u64) {
-        self.iv_rng = fastrand::Rng::with_seed(seed ^ 0x6c6b_6976_7365_6564);
-    }
-
     /// The query for `hosts` at `stage` on provider `index` at wall-clock `wall_ms`
-    /// (authenticated when the provider has `auth`; see [`provider_query`]).
+    /// (authenticated when the provider has `auth`; see [`provider_query`]). The IV of an
+    /// encrypted (`dnspod-aes`) query comes from the operating system's cryptographic
+    /// generator, never from a seeded one: an IV that can be predicted from the install
+    /// seed would let an observer tell repeated names apart and prepare answers. `None`
+    /// when the query cannot be built (or the system generator fails).
     pub fn query_for(
         &mut self,
         index: usize,
@@ -209,9 +205,11 @@ impl Refresher {
         stage: Stage,
         wall_ms: u64,
     ) -> Option<Query> {
-        let mut iv = [0u8; auth::AES_IV_LEN];
-        self.iv_rng.fill(&mut iv);
         let p = self.providers.get(index)?;
+        let iv = match p.auth.as_deref() {
+            Some(ProviderAuth::DnspodAes { .. }) => auth::fresh_iv()?,
+            _ => [0; auth::AES_IV_LEN],
+        };
         provider_query(
             p.format,
             &p.url,
@@ -545,6 +543,40 @@ mod tests {
         assert!(r.is_active("h", net(2)));
         r.finished(&rounds[0].0.hosts, net(2));
         assert_eq!(r.active(), 0);
+    }
+
+    #[test]
+    fn aes_ivs_are_fresh_per_query_and_per_refresher() {
+        use crate::config::provider_auth::Secret;
+        let config = HttpDnsConfig {
+            providers: vec![ProviderConfig {
+                id: "tx".to_string(),
+                format: "dnspod".to_string(),
+                url: "https://tx.example/d".to_string(),
+                auth: Some(ProviderAuth::DnspodAes {
+                    id: "1".to_string(),
+                    key: Secret::new("0123456789abcdef"),
+                }),
+            }],
+            ..HttpDnsConfig::default()
+        };
+        let hosts = [Arc::from("api.example.com")];
+        let iv = |r: &mut Refresher| -> String {
+            let q = r
+                .query_for(0, &hosts, Stage::Both, 1_700_000_000_000)
+                .unwrap();
+            let dn = q.url.split("dn=").nth(1).unwrap();
+            dn[..2 * auth::AES_IV_LEN].to_string()
+        };
+        // Built the same way and asked at the same instant: nothing seeds the IVs.
+        let (mut a, mut b) = (
+            Refresher::new(&config, BackoffPolicy::default()),
+            Refresher::new(&config, BackoffPolicy::default()),
+        );
+        let ivs = [iv(&mut a), iv(&mut a), iv(&mut b)];
+        assert_ne!(ivs[0], ivs[1]);
+        assert_ne!(ivs[0], ivs[2]);
+        assert_ne!(ivs[1], ivs[2]);
     }
 
     #[test]

@@ -63,15 +63,12 @@ pub(super) struct NetworkChange {
 
 impl HttpDns {
     /// An empty cache on no network (its jitter from the install `seed`); its settings and
-    /// providers come from the first [`Self::apply`]. Encrypted queries draw their IVs from
-    /// `iv_seed`.
-    pub(super) fn new(seed: u64, iv_seed: u64) -> Self {
-        let mut refresh = Refresher::default();
-        refresh.seed_ivs(iv_seed);
+    /// providers come from the first [`Self::apply`].
+    pub(super) fn new(seed: u64) -> Self {
         HttpDns {
             network: Ranked::new(Rank::Network, NetworkMonitor::new()),
             cache: DnsCache::new(DnsSettings::default(), seed),
-            refresh: Ranked::new(Rank::Refresh, refresh),
+            refresh: Ranked::new(Rank::Refresh, Refresher::default()),
         }
     }
 

@@ -220,7 +220,7 @@ impl Inner {
             if let Some(remote) = remote_of(self) {
                 let delay = {
                     let mut st = self.remote.state.lock();
-                    delay_ms + st.jitter(remote.jitter_s.saturating_mul(1_000))
+                    delay_ms.saturating_add(st.jitter(remote.jitter_s.saturating_mul(1_000)))
                 };
                 self.schedule_round(delay);
             }
@@ -249,7 +249,7 @@ impl Inner {
                 .config
                 .thresholds
                 .startup_detect_delay_ms;
-            startup + st.jitter(remote.jitter_s.saturating_mul(1_000))
+            startup.saturating_add(st.jitter(remote.jitter_s.saturating_mul(1_000)))
         };
         self.schedule_round(delay);
     }
@@ -383,7 +383,8 @@ impl Inner {
         let stale = {
             let st = self.remote.state.lock();
             let since = st.last_success_at.unwrap_or(st.started_at);
-            st.round.is_none() && now.saturating_sub(since) >= remote.interval_s * 1_000
+            st.round.is_none()
+                && now.saturating_sub(since) >= remote.interval_s.saturating_mul(1_000)
         };
         if stale {
             self.start_round_now();
@@ -574,12 +575,12 @@ impl Inner {
             if success {
                 st.failures = 0;
                 st.last_success_at = Some(self.clock.now_ms());
-                interval + st.jitter(jitter)
+                interval.saturating_add(st.jitter(jitter))
             } else {
-                st.failures += 1;
+                st.failures = st.failures.saturating_add(1);
                 let shift = (st.failures - 1).min(32);
                 let backoff = FIRST_RETRY_MS.saturating_mul(1 << shift).min(interval);
-                backoff + st.jitter(jitter.min(backoff / 2))
+                backoff.saturating_add(st.jitter(jitter.min(backoff / 2)))
             }
         };
         self.schedule_round(delay);

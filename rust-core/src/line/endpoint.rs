@@ -159,20 +159,32 @@ pub fn parse_authority(authority: &str) -> Result<(String, Option<u16>), String>
     }
     let port = match port_str {
         None => None,
-        Some(p) => match p.parse::<u32>() {
-            Ok(n) if (1..=65_535).contains(&n) => Some(n as u16),
-            _ => return Err("port must be a number in 1..=65535".to_string()),
-        },
+        Some(p) => Some(
+            parse_port(p)
+                .ok_or_else(|| "port must be a number in 1..=65535 (digits only)".to_string())?,
+        ),
     };
     Ok((host.to_ascii_lowercase(), port))
 }
 
-/// Host names: LDH labels (underscore tolerated), 1..=63 bytes each, 253 in all.
+/// A port as canonical decimal digits in 1..=65535: no sign, no leading zero, no space
+/// (`+443` and `0443` are refused; parsers disagree on what they mean).
+pub fn parse_port(p: &str) -> Option<u16> {
+    if p.is_empty() || p.len() > 5 || p.starts_with('0') || !p.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    p.parse::<u16>().ok()
+}
+
+/// Host names: LDH labels (underscore tolerated), 1..=63 bytes each, 253 in all, and not a
+/// numeric form that only looks like a name ([`is_numeric_host`]) unless it is a canonical
+/// dotted-quad IPv4 address.
 pub fn is_valid_hostname(host: &str) -> bool {
-    let host = host.strip_suffix('.').unwrap_or(host);
-    !host.is_empty()
-        && host.len() <= 253
-        && host.split('.').all(|label| {
+    let bare = host.strip_suffix('.').unwrap_or(host);
+    !bare.is_empty()
+        && bare.len() <= 253
+        && bare.split('.').all(|label| {
             !label.is_empty()
                 && label.len() <= 63
                 && !label.starts_with('-')
@@ -181,6 +193,29 @@ pub fn is_valid_hostname(host: &str) -> bool {
                     .bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         })
+        && (!is_numeric_host(host) || is_dotted_quad(host))
+}
+
+/// Whether `host` is one that URL parsers read as an IPv4 address rather than a name:
+/// its last label is all decimal digits or `0x`-prefixed hex (WHATWG URL), as in `127.1`,
+/// `2130706433`, `0x7f000001` or `0177.0.0.1`. Resolvers and HTTP stacks turn such forms
+/// into addresses (often loopback), so where Linekit takes a host name only a canonical
+/// dotted quad ([`is_dotted_quad`]) may be numeric.
+pub fn is_numeric_host(host: &str) -> bool {
+    let bare = host.strip_suffix('.').unwrap_or(host);
+    let last = bare.rsplit('.').next().unwrap_or("");
+    let hex = last
+        .strip_prefix("0x")
+        .or_else(|| last.strip_prefix("0X"))
+        .is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+    hex || (!last.is_empty() && last.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Whether `host` is an IPv4 address in canonical dotted-quad form: four decimal octets,
+/// no leading zeros, no trailing dot.
+pub fn is_dotted_quad(host: &str) -> bool {
+    host.parse::<std::net::Ipv4Addr>()
+        .is_ok_and(|ip| ip.to_string() == host)
 }
 
 /// A request URL split without normalisation.
@@ -218,7 +253,7 @@ impl<'a> SplitUrl<'a> {
         }
         let port = match port {
             None | Some("") => None,
-            Some(p) => Some(p.parse::<u16>().ok().filter(|p| *p > 0)?),
+            Some(p) => Some(parse_port(p)?),
         };
         Some(SplitUrl {
             scheme,
@@ -263,6 +298,44 @@ mod tests {
             assert!(err.contains(why), "{url}: {err}");
         }
         assert!(Endpoint::parse("http://a.example.com", true).is_ok());
+    }
+
+    #[test]
+    fn ports_are_canonical_digits() {
+        assert_eq!(parse_port("443"), Some(443));
+        assert_eq!(parse_port("65535"), Some(65_535));
+        for bad in ["", "0", "+443", "0443", "-1", " 443", "443 ", "65536", "4_43", "١٢"] {
+            assert_eq!(parse_port(bad), None, "{bad:?}");
+        }
+        for url in ["https://a.example.com:+443", "https://a.example.com:0443"] {
+            let err = Endpoint::parse(url, false).unwrap_err();
+            assert!(err.contains("port"), "{url}: {err}");
+        }
+        assert!(SplitUrl::parse("https://a.example.com:+443/").is_none());
+        assert!(SplitUrl::parse("https://a.example.com:0443/").is_none());
+    }
+
+    #[test]
+    fn numeric_hosts_must_be_dotted_quads() {
+        for bad in [
+            "127.1",
+            "2130706433",
+            "0x7f000001",
+            "0X7F.1",
+            "0177.0.0.1",
+            "127.0.0.01",
+            "127.0.0.1.",
+            "1.2.3.4.5",
+            "a.b.0x",
+            "example.123",
+        ] {
+            assert!(!is_valid_hostname(bad), "{bad}");
+            let err = Endpoint::parse(&format!("https://{bad}"), false).unwrap_err();
+            assert!(err.contains("invalid host"), "{bad}: {err}");
+        }
+        for ok in ["127.0.0.1", "192.0.2.10", "123.example.com", "0x.example.com", "cafe"] {
+            assert!(is_valid_hostname(ok), "{ok}");
+        }
     }
 
     #[test]

@@ -96,7 +96,7 @@ impl WindowStats {
     pub fn new(window_ms: u64) -> Self {
         let bucket_ms = (window_ms / BUCKETS as u64).max(1);
         WindowStats {
-            window_ms: bucket_ms * BUCKETS as u64,
+            window_ms: bucket_ms.saturating_mul(BUCKETS as u64),
             bucket_ms,
             buckets: [Bucket::EMPTY; BUCKETS],
         }
@@ -222,7 +222,7 @@ impl PersistedBucket {
         let outcomes = u64::from(self.successes) + u64::from(self.failures);
         outcomes > 0
             && u64::from(self.latency_count) <= outcomes
-            && self.weighted_failures_milli <= outcomes * 1000
+            && self.weighted_failures_milli <= outcomes.saturating_mul(1000)
     }
 }
 

@@ -10,6 +10,9 @@ use serde_json::{json, Value};
 
 const REFERENCE_EXAMPLE: &str = include_str!("../fixtures/reference_example.json");
 const MALFORMED_CASES: &str = include_str!("../fixtures/config_errors.json");
+/// Cases of the bounds of numbers and of the forms of hosts, ports, paths and ids that
+/// would validate yet mislead (same format as `config_errors.json`).
+const LIMIT_CASES: &str = include_str!("../fixtures/config_limits.json");
 
 /// A small valid config that the cases below break one field at a time.
 fn base() -> Value {
@@ -109,10 +112,28 @@ struct MalformedCase {
 /// silently shrink.
 const MALFORMED_CASES_AT_LEAST: usize = 75;
 
+/// How many cases `config_limits.json` held when it was written.
+const LIMIT_CASES_AT_LEAST: usize = 58;
+
 #[test]
 fn each_malformed_document_reports_exactly_its_paths() {
+    for (fixture, file, at_least) in [
+        (
+            MALFORMED_CASES,
+            "config_errors.json",
+            MALFORMED_CASES_AT_LEAST,
+        ),
+        (LIMIT_CASES, "config_limits.json", LIMIT_CASES_AT_LEAST),
+    ] {
+        let run = run_cases(fixture);
+        assert!(run >= at_least, "only {run} cases in {file}");
+    }
+}
+
+/// Runs every case of a fixture (see [`MalformedCase`]); returns how many ran.
+fn run_cases(fixture: &str) -> usize {
     let groups: Vec<CaseGroup> =
-        serde_json::from_str(MALFORMED_CASES).expect("config_errors.json holds case groups");
+        serde_json::from_str(fixture).expect("the fixture holds case groups");
     let mut run = 0;
     for CaseGroup { group, cases } in groups {
         for case in cases {
@@ -137,10 +158,58 @@ fn each_malformed_document_reports_exactly_its_paths() {
             run += 1;
         }
     }
-    assert!(
-        run >= MALFORMED_CASES_AT_LEAST,
-        "only {run} cases in config_errors.json"
-    );
+    run
+}
+
+/// Every maximum is inclusive: a config at each of them validates (so the bounds stop
+/// only values no real config holds).
+#[test]
+fn values_at_their_maxima_validate() {
+    use linekit_core::config::limits::*;
+    let mut doc = base();
+    doc["version"] = json!(MAX_VERSION);
+    doc["thresholds"] = json!({
+        "timeout_ms": MAX_DEADLINE_MS, "slow_request_ms": MAX_DEADLINE_MS,
+        "slow_switch_ms": MAX_DEADLINE_MS, "detect_jitter_ms": MAX_DELAY_MS,
+        "urgent_jitter_ms": MAX_DELAY_MS, "ws_stable_ms": MAX_DELAY_MS,
+        "detect_cooldown_ms": MAX_PERIOD_MS, "switch_interval_ms": MAX_PERIOD_MS,
+        "window_ms": MAX_PERIOD_MS, "open_cooldown_ms": MAX_PERIOD_MS,
+        "revive_interval_ms": MAX_PERIOD_MS, "startup_detect_delay_ms": MAX_PERIOD_MS,
+        "read_fault_hold_ms": MAX_PERIOD_MS, "buffer_body_max_bytes": MAX_BUFFER_BODY_BYTES,
+        "failure_threshold": MAX_FAILURE_THRESHOLD, "max_retries": MAX_RETRIES,
+        "probe_budget_per_min": MAX_PROBE_BUDGET_PER_MIN,
+        "slow_switch_count": MAX_SLOW_SWITCH_COUNT
+    });
+    doc["biz_lines"]["spot"]["http"][0]["priority"] = json!(MAX_PRIORITY);
+    doc["httpdns"]["max_ttl_s"] = json!(MAX_TTL_S);
+    doc["httpdns"]["min_ttl_s"] = json!(MAX_TTL_S);
+    doc["trace"] = json!({"window_ms": MAX_DELAY_MS});
+    doc["remote"] = json!({"urls": ["https://cfg.example.com/c?t=1"],
+        "interval_s": MAX_INTERVAL_S, "jitter_s": MAX_INTERVAL_S, "timeout_ms": MAX_DEADLINE_MS});
+    doc["expires_at"] = json!(MAX_EXPIRES_AT_S);
+    assert_eq!(errors_of(&doc.to_string()), Vec::<FieldError>::new());
+}
+
+/// DNSPod's encrypted kinds over plain HTTP are accepted once the config consents to
+/// cleartext, and over HTTPS without it.
+#[test]
+fn unauthenticated_httpdns_over_http_needs_consent() {
+    for kind in [
+        json!({"kind": "dnspod-des", "id": "1", "key": "8bytekey"}),
+        json!({"kind": "dnspod-aes", "id": "1", "key": "0123456789abcdef"}),
+    ] {
+        let provider =
+            |url: &str| json!([{"id": "tx", "format": "dnspod", "url": url, "auth": kind}]);
+        let mut doc = with("/httpdns/providers", provider("http://119.29.29.98/d"));
+        assert_eq!(
+            paths(&errors_of(&doc.to_string())),
+            ["httpdns.providers[0].url"]
+        );
+        doc["allow_cleartext"] = json!(true);
+        assert_eq!(errors_of(&doc.to_string()), Vec::<FieldError>::new());
+        let https = with("/httpdns/providers", provider("https://119.29.29.98/d"));
+        assert_eq!(errors_of(&https.to_string()), Vec::<FieldError>::new());
+    }
 }
 
 /// The wire format is a cargo feature: with it a `doh-wire` provider validates; without it

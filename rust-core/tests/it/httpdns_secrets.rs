@@ -35,6 +35,7 @@ impl TraceSink for Traces {
 fn config(version: u64) -> String {
     json!({
         "version": version,
+        "allow_cleartext": true,
         "biz_lines": {"spot": {"match": ["api.example.com"],
             "http": [{"id": "a", "url": "https://spot-a.example.com"}]}},
         "thresholds": {"startup_detect_delay_ms": 100000000, "revive_interval_ms": 100000000},

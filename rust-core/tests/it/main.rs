@@ -37,6 +37,7 @@ mod line_stats;
 mod line_sticky_alloc;
 mod lock_order;
 mod persistence;
+mod provider_bounds;
 mod remote_fetch;
 mod revive_return;
 mod routing;

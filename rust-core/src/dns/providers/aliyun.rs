@@ -11,7 +11,7 @@
 //! Items for one host are merged (union of addresses, smallest TTL); items of another
 //! record type are skipped.
 
-use super::{check_host, merge, non_empty, text_body, HostAnswer, ProviderError};
+use super::{check_host, merge, non_empty, stated_ttl, text_body, HostAnswer, ProviderError};
 use serde_json::{Map, Value};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
@@ -95,10 +95,7 @@ fn parse_item(
     check_host(hosts, host)?;
     let ttl = match item.get("ttl") {
         None | Some(Value::Null) => 0,
-        Some(v) => v
-            .as_u64()
-            .map(|t| t.min(u64::from(u32::MAX)) as u32)
-            .ok_or(ProviderError::Malformed(
+        Some(v) => v.as_u64().map(stated_ttl).ok_or(ProviderError::Malformed(
                 "ttl is not a non-negative integer",
             ))?,
     };

@@ -11,8 +11,8 @@
 //!   shorter than 16 characters is padded with `'0'`, like the vendor's SDK does.
 //! - `dnspod-https`: `dn=H&token=TOKEN` (the endpoint must be `https://`).
 //!
-//! Everything here is pure (the caller passes the wall-clock time and the IV) and never
-//! panics on any input. Errors are [`ProviderError`]s that name the problem only: no key,
+//! Everything here but [`fresh_iv`] is pure (the caller passes the wall-clock time and the
+//! IV) and never panics on any input. Errors are [`ProviderError`]s that name the problem only: no key,
 //! token, ciphertext or plaintext ever appears in one.
 
 use super::ProviderError;
@@ -101,6 +101,15 @@ pub fn des_decrypt_hex(text: &[u8], key: &[u8; DES_KEY_LEN]) -> Result<Vec<u8>, 
     ecb::Decryptor::<Des>::new(key.into())
         .decrypt_padded_vec_mut::<Pkcs7>(&ct)
         .map_err(|_| ProviderError::BadPadding)
+}
+
+/// A DNSPod AES IV from the operating system's cryptographic random number generator (the
+/// only source of those IVs in the engine); `None` if the generator fails.
+pub fn fresh_iv() -> Option<[u8; AES_IV_LEN]> {
+    use aes_gcm::aead::rand_core::RngCore as _;
+    let mut iv = [0u8; AES_IV_LEN];
+    aes_gcm::aead::OsRng.try_fill_bytes(&mut iv).ok()?;
+    Some(iv)
 }
 
 /// `hex(IV ‖ AES-128-CBC-PKCS#7(plain, IV))`, lowercase.

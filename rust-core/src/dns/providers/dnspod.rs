@@ -18,7 +18,9 @@
 //! A line without a name prefix belongs to the single queried host; without exactly one
 //! queried host it cannot be attributed and is malformed.
 
-use super::{check_host, merge, min_ttl, non_empty, text_body, HostAnswer, ProviderError};
+use super::{
+    check_host, merge, min_ttl, non_empty, stated_ttl, text_body, HostAnswer, ProviderError,
+};
 use std::net::IpAddr;
 
 /// Parses a DNSPod text answer for `hosts`.
@@ -75,7 +77,8 @@ fn parse_line(hosts: &[&str], line: &str) -> Result<HostAnswer, ProviderError> {
             Some((list, ttl)) => {
                 let ttl = ttl
                     .trim()
-                    .parse::<u32>()
+                    .parse::<u64>()
+                    .map(stated_ttl)
                     .map_err(|_| ProviderError::Malformed("ttl"))?;
                 (list, ttl)
             }

@@ -14,7 +14,7 @@
 //! records kept. A truncated (`TC`) answer is malformed.
 
 use super::chain::{follow, Rr, RrData};
-use super::{check_host, check_size, text_body, HostAnswer, ProviderError};
+use super::{check_host, check_size, stated_ttl, text_body, HostAnswer, ProviderError};
 use serde_json::Value;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
@@ -76,7 +76,7 @@ fn record(v: &Value) -> Result<Option<Rr<'_>>, ProviderError> {
     let ttl = v
         .get("TTL")
         .and_then(Value::as_u64)
-        .map(|t| t.min(u64::from(u32::MAX)) as u32)
+        .map(stated_ttl)
         .ok_or(ProviderError::Malformed("answer TTL"))?;
     let data = || {
         v.get("data")

@@ -3,8 +3,8 @@
 //! [`build_query`] encodes a recursive query with ID 0 (RFC 8484 §4.1 recommends 0 so
 //! HTTP caches can share answers). [`parse`] decodes the answer with NLnet Labs' `domain`
 //! crate and checks that it is a response (QR bit) to a standard query with ID 0, not
-//! truncated, whose single question names the queried host, and that every record of every
-//! section is well framed; RCODE NXDOMAIN is [`ProviderError::NxDomain`], other non-zero
+//! truncated, whose single question names the queried host, that every record of every
+//! section is well framed and that nothing follows the message; RCODE NXDOMAIN is [`ProviderError::NxDomain`], other non-zero
 //! RCODEs are [`ProviderError::ErrorCode`]. Addresses come from following the CNAME chain
 //! from the question name, and the TTL is the smallest TTL among the records used (see
 //! `chain`).
@@ -19,7 +19,7 @@
 
 use super::chain::{follow, Rr, RrData};
 use super::doh_json::rcode_name;
-use super::{check_host, check_size, HostAnswer, ProviderError};
+use super::{check_host, check_size, stated_ttl, HostAnswer, ProviderError};
 use domain::base::iana::{Class, Opcode, Rcode, Rtype};
 use domain::base::{Message, MessageBuilder, Name, ParsedName, ParsedRecord, RecordSection};
 use domain::rdata::{Aaaa, Cname, A};
@@ -100,13 +100,19 @@ pub fn parse(hosts: &[&str], body: &[u8]) -> Result<Vec<HostAnswer>, ProviderErr
     let answers = msg.answer().map_err(malformed)?;
     let records = answer_records(answers).ok_or(ProviderError::Malformed("DNS message"))?;
     // The other sections are not used, but a message whose records do not frame is refused
-    // whole, as a truncated or corrupt one should be.
+    // whole, as a truncated or corrupt one should be, and so is one followed by more bytes:
+    // the body must be exactly one message.
     let mut section = answers;
-    while let Some(next) = section.next_section().map_err(malformed)? {
-        if next.into_iter().any(|r| r.is_err()) {
+    loop {
+        let mut records = section;
+        if records.by_ref().any(|r| r.is_err()) {
             return Err(ProviderError::Malformed("DNS message"));
         }
-        section = next;
+        match section.next_section().map_err(malformed)? {
+            Some(next) => section = next,
+            None if records.pos() == body.len() => break,
+            None => return Err(ProviderError::Malformed("trailing bytes after the DNS message")),
+        }
     }
     let answer = follow(&qname, records.iter())?;
     if answer.is_empty() {
@@ -136,7 +142,7 @@ fn answer_records(section: RecordSection<'_, &[u8]>) -> Option<Vec<Rr<'static>>>
         };
         records.push(Rr {
             name: Cow::Owned(record.owner().to_string()),
-            ttl: record.ttl().as_secs(),
+            ttl: stated_ttl(u64::from(record.ttl().as_secs())),
             data,
         });
     }

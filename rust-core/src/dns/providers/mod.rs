@@ -10,7 +10,12 @@
 //! `hosts` is empty the parser trusts the names in the body (the CLI uses this to inspect
 //! a captured payload); the engine always passes the hosts it queried.
 //!
-//! A TTL of 0 means "the provider stated none"; the cache clamps it to `min_ttl_s`.
+//! A TTL of 0 means "the provider stated none"; the cache clamps it to `min_ttl_s`. A TTL
+//! of 2^31 seconds or more is read as 0, as RFC 2181 §8 says ([`stated_ttl`]): such a value
+//! is an error or a sign bit, never a promise that the answer holds for 68 years.
+//!
+//! At most [`MAX_ADDRS_PER_HOST`] addresses are kept for one host, the first ones in
+//! provider order; the rest of an answer is dropped ([`HostAnswer::push`]).
 //!
 //! The RFC 8484 wire parser (`doh_wire`, on NLnet Labs' `domain`) is behind the `doh-wire` cargo
 //! feature, which is on by default (a size lever: without it `doh-wire` answers are
@@ -40,6 +45,18 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 /// Longest CNAME chain followed by the DoH parsers.
 pub const MAX_CNAME_CHAIN: usize = 16;
 
+/// Most addresses kept for one host from one answer (both families together).
+pub const MAX_ADDRS_PER_HOST: usize = 64;
+
+/// A provider's TTL as the cache reads it: values of 2^31 seconds and more are 0 ("not
+/// stated"), per RFC 2181 §8.
+pub fn stated_ttl(ttl: u64) -> u32 {
+    u32::try_from(ttl)
+        .ok()
+        .filter(|t| *t <= i32::MAX as u32)
+        .unwrap_or(0)
+}
+
 /// The addresses one provider returned for one host.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostAnswer {
@@ -64,8 +81,12 @@ impl HostAnswer {
         }
     }
 
-    /// Adds an address unless already present.
+    /// Adds an address unless already present, or the answer already holds
+    /// [`MAX_ADDRS_PER_HOST`] addresses (the rest of a longer answer is dropped).
     pub fn push(&mut self, ip: IpAddr) {
+        if self.ipv4.len() + self.ipv6.len() >= MAX_ADDRS_PER_HOST {
+            return;
+        }
         match ip {
             IpAddr::V4(v4) => {
                 if !self.ipv4.contains(&v4) {
@@ -247,6 +268,10 @@ pub(crate) fn same_host(a: &str, b: &str) -> bool {
 pub(crate) fn check_host(hosts: &[&str], name: &str) -> Result<(), ProviderError> {
     if name.trim().is_empty() {
         return Err(ProviderError::Malformed("missing host name"));
+    }
+    if crate::line::endpoint::is_numeric_host(name) && !crate::line::endpoint::is_dotted_quad(name)
+    {
+        return Err(ProviderError::Malformed("numeric host name"));
     }
     if hosts.is_empty() || hosts.iter().any(|h| same_host(h, name)) {
         Ok(())
