@@ -3,15 +3,16 @@
 //! the persisted last good config.
 //!
 //! With `trust` listing keys in the config in force, a document applies only if it is a
-//! signed [`Envelope`] with at least `threshold` valid signatures from distinct trusted
-//! key ids, the config inside validates, its `version` is higher than the current one, and
+//! signed [`Envelope`] with at least `threshold` strictly valid signatures from distinct
+//! trusted keys, the config inside validates, its `version` is higher than the current one, and
 //! its `expires_at` (required) is later than the wall clock. A config may change `trust`
 //! only by verifying under the current trust *and* under the trust it introduces (old and
 //! new keys both sign a rotation), so every accepted config verifies under its own trust
 //! when it is loaded again after a restart. Without trust a bare config (or an envelope,
 //! unwrapped) applies when it validates and is newer; one that *introduces* trust must be
 //! an envelope that verifies under the trust it introduces, so a typo cannot lock an
-//! install out.
+//! install out. Once trust is established a remote document cannot drop or empty it; only
+//! the app's own config can.
 //!
 //! Every refusal is a [`Rejection`] with a stable code, checked in this order: size
 //! (`oversize`), envelope shape (`malformed`), signatures (`unsigned`, `bad_signature`,
@@ -192,6 +193,14 @@ fn verified(text: &str, current: &Config) -> Result<(Config, Vec<String>, bool),
         mut key_ids,
     } = open_document(text, current_trust)?;
     let new_trust = active(config.trust.as_ref());
+    if current_trust.is_some() && new_trust.is_none() {
+        // Once trust is established only the app's own config can remove it: a served
+        // config that dropped it would open the channel to unsigned documents.
+        return Err(Rejection::new(
+            ConfigReason::Invalid,
+            "trust: a remote config may not drop or empty trust once it is established",
+        ));
+    }
     if let Some(trust) = new_trust.filter(|t| Some(*t) != current_trust) {
         // Introducing or changing trust: the document must also be signed by the keys it
         // trusts (as a rotated TUF root is), so it verifies under its own trust on every

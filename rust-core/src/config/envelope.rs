@@ -8,14 +8,14 @@
 //! Signatures cover the decoded `signed` bytes exactly (RFC 8032 Ed25519, pure, no
 //! prehash), so no JSON canonicalisation is involved: whatever bytes the signer had are
 //! what the engine verifies and then parses. [`Envelope::parse`] checks only the shape;
-//! [`Envelope::verify`] counts distinct trusted key ids with a valid signature against
+//! [`Envelope::verify`] counts distinct trusted keys (not ids) with a strictly valid signature against
 //! the threshold. Both report a [`Rejection`] with a stable [`ConfigReason`] code.
 
-use super::trust::TrustSet;
+use super::trust::{TrustSet, MAX_KEY_ID_LEN};
 use crate::trace::reason::ConfigReason;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
-use ed25519_dalek::{Signature, Signer, SigningKey, Verifier};
+use ed25519_dalek::{Signature, Signer, SigningKey};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::fmt;
@@ -115,8 +115,13 @@ impl Envelope {
                 .ok_or_else(|| {
                     malformed(format!("signatures[{i}].sig: expected base64 of 64 bytes"))
                 })?;
+            if key_id.chars().count() > MAX_KEY_ID_LEN {
+                return Err(malformed(format!(
+                    "signatures[{i}].key_id: longer than {MAX_KEY_ID_LEN} characters"
+                )));
+            }
             signatures.push(EnvelopeSignature {
-                key_id: key_id.chars().take(64).collect(),
+                key_id: key_id.to_string(),
                 sig,
             });
         }
@@ -144,6 +149,7 @@ impl Envelope {
             ));
         }
         let mut valid = BTreeSet::new();
+        let mut distinct_keys = BTreeSet::new();
         let mut bad = 0usize;
         let mut unknown = 0usize;
         for s in &self.signatures {
@@ -151,20 +157,21 @@ impl Envelope {
                 None => unknown += 1,
                 Some(key) => {
                     if key
-                        .verify(&self.signed, &Signature::from_bytes(&s.sig))
+                        .verify_strict(&self.signed, &Signature::from_bytes(&s.sig))
                         .is_ok()
                     {
                         valid.insert(s.key_id.clone());
+                        distinct_keys.insert(key.to_bytes());
                     } else {
                         bad += 1;
                     }
                 }
             }
         }
-        if valid.len() >= trust.threshold() {
+        if distinct_keys.len() >= trust.threshold() {
             return Ok(valid.into_iter().collect());
         }
-        let have = valid.len();
+        let have = distinct_keys.len();
         let need = trust.threshold();
         Err(if bad > 0 {
             Rejection::new(

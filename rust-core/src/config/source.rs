@@ -6,7 +6,8 @@
 //! fell back (the error texts carry no config content or keys). The hard-coded level cannot
 //! fail, so routing always has a config. One extra rule keeps "newest version wins": a
 //! remote config older than a valid last good one is skipped (a stale CDN copy or a
-//! rollback), so a restart never downgrades the config.
+//! rollback), so a restart never downgrades the config; and a last good config older than
+//! a valid sealed asset is skipped, so an app update's newer sealed config wins.
 //!
 //! [`resolve`] also lists the validation problems of the app's own levels (the remote text
 //! as given at build time and the sealed asset once opened), each checked on its own
@@ -112,6 +113,14 @@ pub fn resolve_at(sources: &ConfigSources, wall_now_s: Option<u64>) -> Resolved 
     let last_good = sources.last_good.as_deref().map(|text| {
         open_persisted(text, anchor.as_ref(), wall_now_s.unwrap_or(0))
             .map_err(|r| Error::ConfigRejected(r.to_string()))
+            .and_then(|lg| match &sealed {
+                // An app update that ships a newer sealed asset outranks what was persisted.
+                Some(Ok(s)) if s.version > lg.version => Err(Error::ConfigRejected(format!(
+                    "version {} is older than the sealed asset's version {}",
+                    lg.version, s.version
+                ))),
+                _ => Ok(lg),
+            })
     });
     if let Some(remote) = remote {
         let remote = remote.and_then(|c| match &last_good {

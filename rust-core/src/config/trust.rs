@@ -5,7 +5,13 @@
 //! `configJson`) is the root of trust and every accepted remote config names the keys for
 //! the next one: a rotation is a config that lists new keys and is signed by the current
 //! ones. [`TrustSet`] is the decoded form used to verify envelopes; it counts signatures by
-//! *distinct key id*, so one key signing twice never meets a threshold of two.
+//! *distinct key*, so one key signing twice, or listed under two ids, never meets a
+//! threshold of two.
+//!
+//! A key is accepted only if it is a canonical encoding of a point outside the small-order
+//! subgroup: with a small-order key (the all-zero placeholder is one) a signature can be
+//! forged without any private key, and signatures are checked with `verify_strict`, which
+//! refuses small-order `R` components and non-canonical encodings as well.
 
 use super::decode::Decode;
 use super::rules::Findings;
@@ -48,6 +54,9 @@ impl TrustConfig {
     }
 }
 
+/// Most characters of a key id, in a trust section and in a signature alike.
+pub const MAX_KEY_ID_LEN: usize = 64;
+
 /// Decoded trusted keys, by id.
 #[derive(Debug, Clone)]
 pub struct TrustSet {
@@ -86,7 +95,8 @@ impl TrustSet {
     }
 }
 
-/// Decodes a standard-base64 32-byte Ed25519 public key (rejecting non-canonical points).
+/// Decodes a standard-base64 32-byte Ed25519 public key, refusing encodings that are not
+/// canonical (the point re-encodes to other bytes) and weak keys (small order).
 pub fn decode_key(b64: &str) -> Result<VerifyingKey, String> {
     let bytes = STANDARD
         .decode(b64.trim())
@@ -95,7 +105,17 @@ pub fn decode_key(b64: &str) -> Result<VerifyingKey, String> {
         .as_slice()
         .try_into()
         .map_err(|_| format!("expected 32 bytes, found {}", bytes.len()))?;
-    VerifyingKey::from_bytes(&raw).map_err(|_| "not a valid Ed25519 public key".to_string())
+    let key =
+        VerifyingKey::from_bytes(&raw).map_err(|_| "not a valid Ed25519 public key".to_string())?;
+    if key.to_edwards().compress().to_bytes() != raw {
+        return Err("not a canonical Ed25519 point encoding".to_string());
+    }
+    if key.is_weak() {
+        return Err(
+            "a weak Ed25519 key (small order): signatures under it can be forged".to_string(),
+        );
+    }
+    Ok(key)
 }
 
 /// The semantic rules of `trust` and of `expires_at` next to it.
@@ -104,18 +124,30 @@ pub(crate) fn check(trust: &TrustConfig, expires_at: Option<u64>, f: &mut Findin
         f.rule("trust.keys", format!("at most {MAX_KEYS} keys"));
     }
     let mut seen = std::collections::HashSet::new();
+    let mut seen_keys = std::collections::HashSet::new();
     for (i, key) in trust.keys.iter().enumerate() {
         let path = format!("trust.keys[{i}]");
-        if key.id.is_empty() || key.id.len() > 64 || key.id.chars().any(char::is_control) {
+        if key.id.is_empty()
+            || key.id.chars().count() > MAX_KEY_ID_LEN
+            || key.id.chars().any(char::is_control)
+        {
             f.rule(
                 &format!("{path}.id"),
-                "must be 1 to 64 printable characters",
+                format!("must be 1 to {MAX_KEY_ID_LEN} printable characters"),
             );
         } else if !seen.insert(key.id.as_str()) {
             f.rule(&format!("{path}.id"), "key id is listed twice");
         }
-        if let Err(why) = decode_key(&key.ed25519) {
-            f.rule(&format!("{path}.ed25519"), why);
+        match decode_key(&key.ed25519) {
+            Err(why) => f.rule(&format!("{path}.ed25519"), why),
+            Ok(decoded) => {
+                if !seen_keys.insert(decoded.to_bytes()) {
+                    f.rule(
+                        &format!("{path}.ed25519"),
+                        "the same key is listed under another id",
+                    );
+                }
+            }
         }
     }
     if trust.threshold < 1 {

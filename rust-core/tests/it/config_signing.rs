@@ -213,7 +213,7 @@ fn every_rejection_has_its_reason_code() {
         reason(&envelope(&stale, &[("k1", &k1)]), &cur),
         ConfigReason::Expired
     );
-    let no_expiry = config(11, "");
+    let no_expiry = config(11, &format!(r#""trust":{t1}"#));
     let r = check_remote(&envelope(&no_expiry, &[("k1", &k1)]), &cur, NOW_S).unwrap_err();
     assert_eq!(r.reason, ConfigReason::Invalid);
     assert!(r.detail.contains("expires_at"), "{}", r.detail);
