@@ -1,8 +1,7 @@
 // Root of the Gradle build (Android users; see settings.gradle.kts).
 // AGP 9 compiles Kotlin itself ("built-in Kotlin"): no org.jetbrains.kotlin.android plugin,
-// which AGP 9 rejects. Raising the Kotlin Gradle plugin on the build script classpath is the
-// documented way to use a newer Kotlin than AGP's own dependency
-// (developer.android.com/build/migrate-to-built-in-kotlin).
+// which AGP 9 rejects. Raising the Kotlin Gradle plugin on the build script classpath is
+// AGP's supported way to use a newer Kotlin than its own dependency.
 //
 // Publishing of the library module lives here, not in android-bindings/android/build.gradle.kts,
 // so that an app including that module from source needs neither plugin nor any of these
@@ -89,8 +88,8 @@ project(":android-bindings") {
                 }
             }
         }
-        // Gradle Module Metadata does not keep the `@aar` artifact type of the JNA dependency
-        // (github.com/gradle/gradle/issues/21267), so a Gradle consumer reading the .module file
+        // Gradle Module Metadata does not keep the `@aar` artifact type of the JNA dependency,
+        // so a Gradle consumer reading the .module file
         // would get JNA's desktop jar without libjnidispatch.so for Android. Publishing only the
         // POM, which records <type>aar</type>, gives every consumer the AAR.
         tasks.withType<GenerateModuleMetadata>().configureEach { enabled = false }

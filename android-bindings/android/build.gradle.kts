@@ -24,7 +24,7 @@
 // (merge<Variant>JniLibFolders, the AAR bundle, lint) depend on it, so `clean` or an IDE rebuild
 // can never lose the .so files. The same mechanism adds the generated UniFFI Kotlin sources.
 // Both tasks only touch Provider/Property values and injected ExecOperations: they are
-// configuration-cache compatible (docs.gradle.org/current/userguide/configuration_cache_requirements.html).
+// configuration-cache compatible.
 import org.gradle.api.tasks.PathSensitivity
 import javax.inject.Inject
 

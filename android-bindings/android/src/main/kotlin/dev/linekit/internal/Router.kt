@@ -43,6 +43,9 @@ internal class Router(private val handle: NativeHandle) {
         // Codes whose generation the engine dropped in between (it only keeps the last
         // two) are not resolved: route once more, then keep the URL.
         repeat(ATTEMPTS) {
+            // The core writes the final URL only for a decision with a target: never let an
+            // earlier attempt's URL stand for this one.
+            written?.set(0, null)
             answer = handle.use { NativeFast.route(it, url, query, text, routeHeaders, joined, written) } ?: return null
             decode(answer, url, written?.get(0))?.let { return it }
         }
