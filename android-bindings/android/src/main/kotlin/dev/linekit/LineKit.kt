@@ -288,8 +288,8 @@ class LineKit private constructor(
 
     /**
      * Deletes everything Linekit persisted in [Builder.storageDir] (last good remote
-     * config, line stats and HTTPDNS state, the random install id), leaving the directory
-     * itself. This engine writes nothing there afterwards; the next one built on the
+     * config, line stats and HTTPDNS state, the random install id): every entry of that
+     * directory, which must be Linekit's alone, leaving the directory itself. This engine writes nothing there afterwards; the next one built on the
      * directory starts as a new install.
      *
      * @throws LineKitException.Store when a file cannot be deleted.
@@ -364,7 +364,12 @@ class LineKit private constructor(
             sealedKey = key.copyOf()
         }
 
-        /** Directory for persisted state (last good remote config, line stats, HTTPDNS). */
+        /**
+         * Directory for persisted state (last good remote config, line stats, HTTPDNS, the
+         * random install id). Give Linekit a directory of its own, such as
+         * `File(context.filesDir, "linekit")`: [LineKit.clearData] deletes every
+         * entry in it.
+         */
         fun storageDir(dir: File): Builder = apply { storageDir = dir }
 
         /**
