@@ -124,6 +124,18 @@ class ChainingTest {
     }
 
     @Test
+    fun `installing another LineKit replaces the interceptor with the new engine's`() {
+        val other = LineKit.Builder().configJson(spotConfig(a)).transport(null).build()
+        try {
+            val client = OkHttpClient.Builder().lineKit(kit).lineKit(other).build()
+            assertEquals(1, client.interceptors.count { it is LineKitInterceptor })
+            assertSame(other, (client.interceptors[0] as LineKitInterceptor).lineKit)
+        } finally {
+            other.close()
+        }
+    }
+
+    @Test
     fun `an explicit delegate Dns wins over the builder's`() {
         val appDns = AppDns()
         val explicit = AppDns()

@@ -38,7 +38,7 @@ import java.io.IOException
  * routed on the business line's `ws` pool and sent once: never retried on another line
  * here — reconnecting is the WebSocket listener's decision ([LineKitWebSocket]).
  */
-class LineKitInterceptor(private val lineKit: LineKit) : Interceptor {
+class LineKitInterceptor(internal val lineKit: LineKit) : Interceptor {
     override fun intercept(chain: Interceptor.Chain): Response {
         val call = chain.call()
         val original = chain.request()

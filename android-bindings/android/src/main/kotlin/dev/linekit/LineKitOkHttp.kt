@@ -39,8 +39,15 @@ object LineKitOkHttp {
             is LineKitEventListener.Factory -> f.chained
             else -> f
         }
+        // One Linekit interceptor, first, and it is this engine's: installing another
+        // LineKit replaces the earlier one where it stands, as Dns and the factory are.
         val interceptors = builder.interceptors()
-        if (interceptors.none { it is LineKitInterceptor }) interceptors.add(0, LineKitInterceptor(lineKit))
+        val installed = interceptors.indexOfFirst { it is LineKitInterceptor }
+        if (installed < 0) {
+            interceptors.add(0, LineKitInterceptor(lineKit))
+        } else if ((interceptors[installed] as LineKitInterceptor).lineKit !== lineKit) {
+            interceptors[installed] = LineKitInterceptor(lineKit)
+        }
         builder.dns(LineKitDns(lineKit, delegateDns ?: existingDns))
         // OkHttp's default factory hands out EventListener.NONE, which the factory skips.
         builder.eventListenerFactory(LineKitEventListener.Factory(lineKit, existingFactory))
