@@ -607,7 +607,7 @@ impl Inner {
                 .outcomes
                 .iter()
                 .map(|(url, outcome)| ConfigFetch {
-                    url: url.clone(),
+                    url: crate::trace::redact_url(url),
                     last_outcome: outcome.clone(),
                 })
                 .collect(),
