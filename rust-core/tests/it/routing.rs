@@ -11,7 +11,12 @@ use linekit_core::ManualClock;
 use std::sync::Arc;
 
 fn engine() -> (LineKit, ManualClock) {
-    let config = parse_config(include_str!("../fixtures/routing.json")).expect("fixture is valid");
+    engine_of(include_str!("../fixtures/routing.json"))
+}
+
+/// An engine on the config document `text`, and its clock.
+fn engine_of(text: &str) -> (LineKit, ManualClock) {
+    let config = parse_config(text).expect("config is valid");
     let clock = ManualClock::new(1, 0);
     let kit = LineKit::new(config, Arc::new(clock.clone()), Arc::new(NoopSink), 7).unwrap();
     (kit, clock)
@@ -134,19 +139,11 @@ fn biz_header_cannot_move_a_request_to_a_business_line_whose_match_excludes_its_
 
 #[test]
 fn biz_header_picks_among_business_lines_that_claim_the_host() {
-    let config = parse_config(
+    let (kit, _) = engine_of(
         r#"{"version": 1, "biz_lines": {
             "spot": {"match": ["api.example.com"], "http": [{"id": "a", "url": "https://spot-a.example.com"}]},
             "wide": {"match": ["*.example.com"], "http": [{"id": "w", "url": "https://wide.example.net"}]}}}"#,
-    )
-    .unwrap();
-    let kit = LineKit::new(
-        config,
-        Arc::new(ManualClock::new(1, 0)),
-        Arc::new(NoopSink),
-        7,
-    )
-    .unwrap();
+    );
     let url = "https://api.example.com/x";
     let (d, _) = kit.route_with_headers(url, "GET", &[("X-Line-Biz", "wide")], Protocol::Http, &[]);
     assert_eq!(
@@ -311,19 +308,11 @@ fn an_invalid_fixed_host_changes_nothing() {
 
 #[test]
 fn an_ip_literal_fixed_host_pins_only_to_a_line_with_exactly_that_origin() {
-    let config = parse_config(
+    let (kit, _) = engine_of(
         r#"{"version": 1, "biz_lines": {"spot": {"match": ["api.example.com"],
             "http": [{"id": "a", "url": "https://spot-a.example.com"},
                      {"id": "ip", "url": "https://[2001:db8::7]:8443"}]}}}"#,
-    )
-    .unwrap();
-    let kit = LineKit::new(
-        config,
-        Arc::new(ManualClock::new(1, 0)),
-        Arc::new(NoopSink),
-        7,
-    )
-    .unwrap();
+    );
     let (url, reason, _) = fixed(&kit, "https://[2001:db8::7]:8443");
     assert_eq!(
         (url.as_str(), reason),
