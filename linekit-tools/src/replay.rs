@@ -614,11 +614,14 @@ fn ws_event(step: &Step) -> std::result::Result<WsEvent, String> {
     })
 }
 
+/// The `request` line of `r`: its URL redacted (the query as a digest, see
+/// [`linekit_core::trace::redact_url`]), since it may carry a provider's token or ids.
 pub(crate) fn request_line(at: u64, r: &TransportRequest) -> Value {
+    let url = linekit_core::trace::redact_url(&r.url);
     line(
         at,
         "request",
-        json!({ "id": r.id, "kind": r.kind.as_str(), "method": r.method, "url": r.url }),
+        json!({ "id": r.id, "kind": r.kind.as_str(), "method": r.method, "url": url }),
     )
 }
 

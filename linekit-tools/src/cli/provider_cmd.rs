@@ -1,15 +1,18 @@
 //! The provider-aware HTTPDNS commands: the configured provider decides the format and the
 //! authentication.
 //!
-//! - `httpdns request --config F --provider ID --host H[,H2] [--now-s S]` prints
-//!   `{"method":"GET","url":".."}` (plus `headers` when the format sends any): exactly the
-//!   request the engine would send at wall-clock `S` (Unix seconds; default now), signed or
+//! - `httpdns request --config F --provider ID --host H[,H2] [--now-s S] [--reveal]` prints
+//!   `{"method":"GET","url":".."}` (plus `headers` when the format sends any): the request
+//!   the engine would send at wall-clock `S` (Unix seconds; default now), signed or
 //!   encrypted as the provider's `auth` says. DoH formats print their first (`A`) query.
+//!   The URL is redacted like every other output (its query as a digest, see
+//!   [`linekit_core::trace::redact_url`]); `--reveal` prints it exactly, token, DNSPod id
+//!   and signature included, for checking a provider by hand.
 //! - `httpdns parse --config F --provider ID [--host H] [FILE|-]` is handled by
 //!   `dns_cmd`, which asks [`load_provider`] for the format and decrypts with its `auth`.
 //!
-//! The URL printed may carry a token or signature: this command exists to show it. Errors
-//! never echo keys, secrets or tokens.
+//! Only `--reveal` prints a token, id or signature. Errors never echo keys, secrets or
+//! tokens.
 
 use super::{fail, read_text, Streams};
 use linekit_core::config::model::ProviderConfig;
@@ -40,11 +43,17 @@ pub fn load_provider(
 
 /// `httpdns request …`.
 pub fn httpdns_request(args: &[&str], io: &mut Streams<'_>) -> i32 {
-    let usage = "usage: linekit httpdns request --config F --provider ID --host H[,H2] [--now-s S]";
+    let usage =
+        "usage: linekit httpdns request --config F --provider ID --host H[,H2] [--now-s S] [--reveal]";
     let (mut config, mut provider, mut now_s) = (None, None, None);
+    let mut reveal = false;
     let mut hosts: Vec<Arc<str>> = Vec::new();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
+        if *arg == "--reveal" {
+            reveal = true;
+            continue;
+        }
         let Some(value) = it.next() else {
             return fail(io.err, usage);
         };
@@ -88,7 +97,12 @@ pub fn httpdns_request(args: &[&str], io: &mut Streams<'_>) -> i32 {
             "cannot build a query for these hosts with this provider",
         );
     };
-    let mut doc = json!({"method": q.method, "url": q.url});
+    let url = if reveal {
+        q.url.clone()
+    } else {
+        linekit_core::trace::redact_url(&q.url)
+    };
+    let mut doc = json!({"method": q.method, "url": url});
     if !q.headers.is_empty() {
         doc["headers"] = q
             .headers

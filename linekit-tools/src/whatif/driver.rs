@@ -130,6 +130,8 @@ struct Driver<'a> {
     calls: Vec<CallState>,
     /// Probe origins (`scheme://authority`) to their lines.
     probe_lines: HashMap<String, LineKey>,
+    /// A host each business line of the policy claims (see [`claimed_host`]).
+    hosts: HashMap<String, String>,
     /// Recorded probes by line and start time, unused ones first.
     recorded_probes: HashMap<(LineKey, u64), VecDeque<usize>>,
     inferred_attempts: usize,
@@ -158,6 +160,11 @@ pub fn drive(
         .trace_sink(sink.clone())
         .build()?;
     let mut probe_lines = HashMap::new();
+    let hosts = policy
+        .biz_lines
+        .iter()
+        .map(|(biz, b)| (biz.clone(), claimed_host(biz, &b.match_hosts)))
+        .collect();
     for (biz, b) in &policy.biz_lines {
         for (protocol, lines) in [(Protocol::Ws, &b.ws), (Protocol::Http, &b.http)] {
             for l in lines {
@@ -202,6 +209,7 @@ pub fn drive(
             .map(|_| CallState::default())
             .collect(),
         probe_lines,
+        hosts,
         recorded_probes,
         inferred_attempts: 0,
         inferred_at: Vec::new(),
@@ -223,6 +231,20 @@ pub fn drive(
         inferred_probes: d.inferred_probes,
         end_ms,
     })
+}
+
+/// The host a replayed call of business line `biz` is sent to: one its `match` accepts,
+/// so the call's `X-Line-Biz` is honoured (a trace names hosts only by group). A business
+/// line that claims no host gets a name no one claims: like the app's requests, its calls
+/// are refused there and left alone.
+fn claimed_host(biz: &str, patterns: &[String]) -> String {
+    match patterns.first() {
+        Some(p) => match p.strip_prefix("*.") {
+            Some(suffix) => format!("trace.{suffix}"),
+            None => p.clone(),
+        },
+        None => format!("{biz}.trace.invalid"),
+    }
 }
 
 /// `scheme://authority` of a line URL in the HTTP family (how probes address a line).
@@ -283,6 +305,14 @@ fn is_timeout(o: &Observed) -> bool {
 }
 
 impl Driver<'_> {
+    /// The host calls of `biz` are sent to.
+    fn host_of(&self, biz: &str) -> String {
+        self.hosts
+            .get(biz)
+            .cloned()
+            .unwrap_or_else(|| claimed_host(biz, &[]))
+    }
+
     fn run(&mut self, clock: &ManualClock, out: &mut dyn Write) -> Result<()> {
         let mut fired = 0;
         while let Some(at) = self.queue.peek_at() {
@@ -362,7 +392,7 @@ impl Driver<'_> {
         let step = Step::Route {
             at,
             biz: Some(call.biz.clone()),
-            url: format!("{scheme}://{}.trace.invalid/", call.biz),
+            url: format!("{scheme}://{}/", self.host_of(&call.biz)),
             method: call.method.clone(),
             headers: BTreeMap::new(),
             exclude: self.calls[c].tried.clone(),

@@ -259,3 +259,29 @@ fn schema_prints_the_documented_config_schema() {
     assert_eq!(o.code, 0, "{}", o.err);
     assert_eq!(o.out, include_str!("../../../docs/config.schema.json"));
 }
+
+#[cfg(unix)]
+#[test]
+fn checking_a_fifo_or_a_directory_fails_at_once() {
+    let dir = support::temp::TempDir::new("cli-fifo");
+    let fifo = dir.file("config.json");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    for path in [fifo, dir.path().to_string_lossy().into_owned()] {
+        // No writer ever opens the FIFO: a blocking read would never return, so the check
+        // runs on its own thread with a generous bound.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let arg = path.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(cli(&["config", "check", &arg], b""));
+        });
+        let o = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("`config check {path}` blocked"));
+        assert_eq!(o.code, 1, "{path}");
+        assert!(error_of(&o.err).contains("not a regular file"), "{}", o.err);
+    }
+}

@@ -1,5 +1,6 @@
-//! `linekit httpdns request` prints the exact signed or encrypted URL the engine would
-//! send; `linekit httpdns parse --config F --provider ID` decrypts before parsing.
+//! `linekit httpdns request` prints the signed or encrypted URL the engine would send,
+//! redacted unless `--reveal` asks for it exactly; `linekit httpdns parse --config F
+//! --provider ID` decrypts before parsing.
 
 use crate::support;
 
@@ -72,7 +73,7 @@ fn request_prints_the_signed_urls_at_the_given_time() {
         &f,
         "ali",
         "www.aliyun.com",
-        &["--now-s", now],
+        &["--now-s", now, "--reveal"],
         b"",
     );
     assert_eq!(code, 0, "{err}");
@@ -85,18 +86,21 @@ fn request_prints_the_signed_urls_at_the_given_time() {
         &f,
         "alib",
         "www.aliyun.com,www.taobao.com",
-        &["--now-s", now],
+        &["--reveal", "--now-s", now],
         b"",
     );
     assert_eq!(
         doc["url"],
         "https://203.107.1.1/139450/sign_resolve?host=www.aliyun.com,www.taobao.com&t=1534316400&s=12a3f6b1b14a46ca813ca6439beb59a4"
     );
-    let (_, doc, _) = httpdns("request", &f, "tx", "www.dnspod.cn", &[], b"");
-    assert_eq!(
-        doc["url"],
-        "http://119.29.29.98/d?dn=87ae992c1321f299da3c0210a9900ae7&id=1234"
-    );
+    let exact = "http://119.29.29.98/d?dn=87ae992c1321f299da3c0210a9900ae7&id=1234";
+    let (_, doc, _) = httpdns("request", &f, "tx", "www.dnspod.cn", &["--reveal"], b"");
+    assert_eq!(doc["url"], exact);
+    // Without --reveal: the origin and path, the query as its digest.
+    let (code, doc, _) = httpdns("request", &f, "tx", "www.dnspod.cn", &[], b"");
+    assert_eq!(code, 0);
+    assert_eq!(doc["url"], linekit_core::trace::redact_url(exact));
+    assert!(!doc.to_string().contains("1234"), "{doc}");
     let (code, _, err) = httpdns("request", &f, "nope", "a.example.com", &[], b"");
     assert_eq!(code, 1);
     assert!(err.contains("no httpdns provider"), "{err}");

@@ -12,6 +12,7 @@ mod cli_dns;
 mod cli_httpdns_auth;
 mod cli_process;
 mod cli_replay;
+mod cli_secret_scan;
 mod cli_signing;
 mod cli_whatif;
 mod consent_replay;

@@ -90,6 +90,12 @@ pub fn requests(lines: &[Value], kind: &str) -> Vec<(u64, u64, String)> {
         .collect()
 }
 
+/// `url` as a `request` line prints it: redacted, the query as a digest (the test's way
+/// to check which query was sent).
+pub fn redacted(url: &str) -> String {
+    linekit_core::trace::redact_url(url)
+}
+
 /// The `method` of every `request` line of `kind`.
 pub fn request_methods(lines: &[Value], kind: &str) -> Vec<String> {
     lines

@@ -5,6 +5,7 @@
 pub mod accept;
 mod decode;
 pub mod envelope;
+mod fixed_hosts;
 mod httpdns_rules;
 pub mod limits;
 pub mod model;
@@ -16,6 +17,7 @@ internal_mod!(source);
 pub mod trust;
 pub mod validate;
 
+pub use fixed_hosts::{fixed_host_entry, MAX_FIXED_HOSTS};
 #[cfg(feature = "schema")]
 pub use model::json_schema;
 pub use model::{

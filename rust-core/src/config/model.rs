@@ -43,6 +43,9 @@ pub struct Config {
     pub biz_lines: BTreeMap<String, BizLine>,
     /// Domain convergence rules.
     pub merge_hosts: Vec<MergeHost>,
+    /// Origins (`host[:port]`, exact host names) an `X-Line-Fixed-Host` header may pin a
+    /// request to besides the lines' own; any other fixed host is ignored.
+    pub fixed_hosts: Vec<String>,
     /// HTTPDNS settings.
     pub httpdns: HttpDnsConfig,
     /// Trace sampling.

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use smart_default::SmartDefault;
 
 /// Where and how often the remote config is fetched.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, SmartDefault, Decode)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, SmartDefault, Decode)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(default)]
 pub struct RemoteConfig {
@@ -30,6 +30,23 @@ pub struct RemoteConfig {
     #[default(5_000)]
     #[cfg_attr(feature = "schema", schemars(range(min = 1, max = MAX_DEADLINE_MS)))]
     pub timeout_ms: u64,
+}
+
+/// Shows the URLs redacted ([`crate::trace::redact_url`]): a query may carry a token.
+impl std::fmt::Debug for RemoteConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let urls: Vec<String> = self
+            .urls
+            .iter()
+            .map(|u| crate::trace::redact_url(u))
+            .collect();
+        f.debug_struct("RemoteConfig")
+            .field("urls", &urls)
+            .field("interval_s", &self.interval_s)
+            .field("jitter_s", &self.jitter_s)
+            .field("timeout_ms", &self.timeout_ms)
+            .finish()
+    }
 }
 
 /// The semantic rules of `remote` (shapes were checked by the decoder).

@@ -191,6 +191,7 @@ pub(crate) fn check(c: &Config, f: &mut Findings) {
     }
     rollout("rollout", &c.rollout, f);
     merge_hosts(c, f);
+    super::fixed_hosts::check(&c.fixed_hosts, f);
     httpdns(c, allow_cleartext, f);
     if !(0.0..=1.0).contains(&c.trace.sample_rate) {
         f.rule("trace.sample_rate", "must be a number in [0, 1]");

@@ -608,7 +608,7 @@ impl Inner {
                 .outcomes
                 .iter()
                 .map(|(url, outcome)| ConfigFetch {
-                    url: url.clone(),
+                    url: crate::trace::redact_url(url),
                     last_outcome: outcome.clone(),
                 })
                 .collect(),

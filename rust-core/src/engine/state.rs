@@ -7,8 +7,8 @@
 //! and cannot drift from the JSON. Names that belong to a wire vocabulary (breaker states,
 //! outcomes, config sources, Private DNS modes, HTTPDNS bypass reasons) are carried as
 //! their wire names, which the bindings map to the enums generated from the same
-//! vocabularies. No payloads, keys or tokens appear here; line hosts, config URLs and
-//! HTTPDNS host names do (they come from the app's own config).
+//! vocabularies. No payloads, keys, tokens or query strings appear here; line hosts,
+//! redacted config URLs and HTTPDNS host names do (they come from the app's own config).
 
 use crate::line::pool::PoolSnapshot;
 use serde::Serialize;
@@ -114,7 +114,8 @@ pub struct SkippedSource {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "uniffi", derive(uniffi::Record))]
 pub struct ConfigFetch {
-    /// The URL, as the config lists it.
+    /// The URL as the config lists it, redacted: no credentials, the query as a digest
+    /// ([`crate::trace::redact_url`]).
     pub url: String,
     /// What its last fetch gave (`applied`, `not_modified`, a rejection reason, …).
     pub last_outcome: String,

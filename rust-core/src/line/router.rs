@@ -8,14 +8,25 @@
 //! Order of rules for one request:
 //! 1. `X-Line-Keep-Original-Host: true` → unchanged (`keep_original`).
 //! 2. A URL that is not absolute http(s)/ws(s) → unchanged (`unmanaged`).
-//! 3. `X-Line-Fixed-Host` → that origin (`fixed_host`), or unchanged when invalid
-//!    (`fixed_host_invalid`).
+//! 3. `X-Line-Fixed-Host` → that origin (`fixed_host`) when the config knows it, or
+//!    unchanged when the value is invalid (`fixed_host_invalid`). A valid value naming an
+//!    origin the config does not know is ignored: the request is routed by rules 4 to 6
+//!    as if the header were absent, and the decision's reason is `fixed_host_refused`.
 //! 4. A converged legacy host → the unified business line's line plus the path prefix
 //!    (`merged`), unless this install is outside the gray share (`merge_gray_out`) or every
 //!    unified line is open (`merge_fallback_original`).
-//! 5. Business line from `X-Line-Biz`, else from the host; none → `unmanaged`; no pool for
-//!    the protocol → `unmanaged`.
+//! 5. Business line from `X-Line-Biz` when its `match` accepts the host, else from the
+//!    host; none → `unmanaged`; no pool for the protocol → `unmanaged`. An `X-Line-Biz`
+//!    naming a business line whose `match` does not accept the host is ignored, and the
+//!    decision's reason is `biz_refused`.
 //! 6. Kill switch → first line by priority (`downgrade`); else the pool's selection.
+//!
+//! The two refusals keep the app's credentials where the app's own URL and config send
+//! them: a private header cannot pin a request to an origin no line and no `fixed_hosts`
+//! entry names (an IP literal or `[::1]:22` included), nor move it onto the lines of a
+//! business line that does not claim its host. A refused header's reason replaces the
+//! reason of the routing that followed (the decision's `target` and `line` say where the
+//! request went).
 //!
 //! Rules 4 to 6 obey the business line's rollout mode ([`super::rollout`]), the call's own
 //! when a retry passes it back ([`RouteRequest::mode`]):
@@ -45,6 +56,7 @@ use crate::host_pattern::HostPatterns;
 use crate::trace::Reason;
 use crate::Result;
 use parking_lot::Mutex;
+use std::collections::HashSet;
 use std::sync::Arc;
 
 /// One request to route. Header values come from the app's `X-Line-*` headers.
@@ -239,9 +251,16 @@ pub struct BizEntry {
     pub version_header: Option<Arc<str>>,
     /// This install's rollout mode for the business line.
     pub mode: RolloutMode,
+    /// The business line's `match` patterns: the hosts `X-Line-Biz` may name it for.
+    claims: HostPatterns<()>,
 }
 
 impl BizEntry {
+    /// Whether the business line's `match` accepts `host`.
+    pub fn claims(&self, host: &str) -> bool {
+        self.claims.get(host).is_some()
+    }
+
     /// The pool serving `protocol`.
     pub fn pool(&self, protocol: Protocol) -> Option<&Mutex<LinePool>> {
         match protocol {
@@ -260,6 +279,56 @@ pub struct Topology {
     pub biz: Vec<BizEntry>,
     hosts: HostPatterns<usize>,
     convergence: Convergence,
+    fixed: FixedOrigins,
+}
+
+/// The origins `X-Line-Fixed-Host` may pin a request to: every line's (of every pool of
+/// every business line) and the config's `fixed_hosts`. Host names compare lower-case
+/// without a trailing dot; ports compare as the port connections go to.
+#[derive(Debug, Default)]
+struct FixedOrigins {
+    /// `(host, port)` of every line.
+    lines: HashSet<(String, u16)>,
+    /// `fixed_hosts` entries: `(host, port)`, the port `None` when the entry names none
+    /// (the fixed host's scheme's default port then).
+    listed: HashSet<(String, Option<u16>)>,
+}
+
+impl FixedOrigins {
+    fn new(config: &Config) -> FixedOrigins {
+        let mut known = FixedOrigins::default();
+        for biz in config.biz_lines.values() {
+            for line in biz.http.iter().chain(&biz.ws) {
+                // Lines that do not parse are refused by validation; skipping one here
+                // only narrows what may be pinned.
+                if let Ok(ep) = Endpoint::parse(&line.url, true) {
+                    known
+                        .lines
+                        .insert((fixed_key(&ep.host), ep.effective_port()));
+                }
+            }
+        }
+        for entry in &config.fixed_hosts {
+            if let Ok((host, port)) = crate::config::fixed_host_entry(entry) {
+                known.listed.insert((fixed_key(&host), port));
+            }
+        }
+        known
+    }
+
+    /// Whether `ep` is an origin the config knows.
+    fn knows(&self, ep: &Endpoint) -> bool {
+        let host = fixed_key(&ep.host);
+        let port = ep.effective_port();
+        self.lines.contains(&(host.clone(), port))
+            || self.listed.contains(&(host.clone(), Some(port)))
+            || (port == ep.scheme.default_port() && self.listed.contains(&(host, None)))
+    }
+}
+
+/// A host as [`FixedOrigins`] compares it.
+fn fixed_key(host: &str) -> String {
+    host.trim_end_matches('.').to_ascii_lowercase()
 }
 
 impl Topology {
@@ -291,6 +360,7 @@ impl Topology {
                 ws: make(Protocol::Ws, &line.ws)?,
                 version_header: line.version_header.as_deref().map(Arc::from),
                 mode: effective_mode(line.rollout.as_ref().unwrap_or(&config.rollout), seed),
+                claims: HostPatterns::new(line.match_hosts.iter().map(|h| (h.as_str(), ()))),
             });
         }
         let hosts = HostPatterns::new(
@@ -304,11 +374,13 @@ impl Topology {
         let convergence = Convergence::new(&config.merge_hosts, seed, |b| {
             names.iter().position(|n| *n == b)
         });
+        let fixed = FixedOrigins::new(&config);
         Ok(Topology {
             config,
             biz,
             hosts,
             convergence,
+            fixed,
         })
     }
 
@@ -330,16 +402,36 @@ impl Topology {
         let Some(url) = SplitUrl::parse(req.url) else {
             return unchanged(req, None, Reason::Unmanaged, RolloutMode::On);
         };
+        let mut refused = None;
         if let Some(fixed) = req.fixed_host {
-            return match parse_fixed_host(fixed, self.config.allow_cleartext) {
-                Ok(ep) => RouteDecision {
-                    reason: Reason::FixedHost,
-                    target: Some(Target::new(req.url, &url, &ep, None)),
-                    ..unchanged(req, None, Reason::FixedHost, RolloutMode::On)
-                },
-                Err(_) => unchanged(req, None, Reason::FixedHostInvalid, RolloutMode::On),
-            };
+            match parse_fixed_host(fixed, self.config.allow_cleartext) {
+                Ok(ep) if self.fixed.knows(&ep) => {
+                    return RouteDecision {
+                        target: Some(Target::new(req.url, &url, &ep, None)),
+                        ..unchanged(req, None, Reason::FixedHost, RolloutMode::On)
+                    };
+                }
+                Ok(_) => refused = Some(Reason::FixedHostRefused),
+                Err(_) => return unchanged(req, None, Reason::FixedHostInvalid, RolloutMode::On),
+            }
         }
+        let mut decision = self.route_by_host(req, &url, now_ms, downgrade, &mut refused);
+        if let Some(reason) = refused {
+            decision.reason = reason;
+        }
+        decision
+    }
+
+    /// Rules 4 to 6 for `req` (split as `url`); a refused `X-Line-Biz` is recorded in
+    /// `refused` unless a refusal is already there.
+    fn route_by_host(
+        &self,
+        req: &RouteRequest<'_>,
+        url: &SplitUrl<'_>,
+        now_ms: u64,
+        downgrade: bool,
+        refused: &mut Option<Reason>,
+    ) -> RouteDecision {
         if let Some(rule) = self.convergence.rule(url.host) {
             let biz = &self.biz[rule.biz];
             let mode = req.mode.unwrap_or(biz.mode);
@@ -354,18 +446,22 @@ impl Topology {
             };
             let route = OnPool {
                 req,
-                url: &url,
+                url,
                 prefix: Some(&rule.path_prefix),
                 biz,
                 mode,
             };
             return self.route_on(&route, pool, now_ms, downgrade);
         }
-        let biz = req
-            .biz
-            .and_then(|name| self.biz_entry(name))
-            .or_else(|| self.biz_for_host(url.host));
-        let Some(biz) = biz else {
+        let named = req.biz.and_then(|name| self.biz_entry(name));
+        let named = match named {
+            Some(b) if !b.claims(url.host) => {
+                refused.get_or_insert(Reason::BizRefused);
+                None
+            }
+            other => other,
+        };
+        let Some(biz) = named.or_else(|| self.biz_for_host(url.host)) else {
             return unchanged(req, None, Reason::Unmanaged, RolloutMode::On);
         };
         let mode = req.mode.unwrap_or(biz.mode);
@@ -377,7 +473,7 @@ impl Topology {
         };
         let route = OnPool {
             req,
-            url: &url,
+            url,
             prefix: None,
             biz,
             mode,

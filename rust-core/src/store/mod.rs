@@ -6,9 +6,16 @@
 //! - **Writes are atomic.** [`atomic_write`] writes a temp file next to the target, fsyncs
 //!   it, renames it over the target and fsyncs the directory, so a reader sees either the
 //!   old file or the new one, never a torn mix. If any step fails the old file is untouched.
+//!   The temp file has an unpredictable name (a random suffix from the OS generator) and is
+//!   created exclusively (`create_new`, `O_EXCL`) without following a symlink
+//!   (`O_NOFOLLOW`): whatever another process planted next to the target, the write never
+//!   opens an existing file, so it cannot be steered into overwriting one elsewhere.
 //! - **Reads are bounded.** [`read_limited`] refuses files over a caller-given size, so a
 //!   corrupt or foreign file cannot make the app allocate without bound. A missing file is
-//!   not an error (`Ok(None)`): it is the normal first start.
+//!   not an error (`Ok(None)`): it is the normal first start. Only regular files are read:
+//!   the file is opened without blocking (`O_NONBLOCK`, so a FIFO with no writer does not
+//!   stall the open) and its type checked on the open descriptor before any read, so a
+//!   FIFO, a device or a directory is an error at once.
 //!
 //! - **Files are tagged and checked.** [`encode_checked`] prefixes a body with one header
 //!   line `<tag> v<version> fnv1a64:<hex>`; [`decode_checked`] refuses another tag, a newer
@@ -28,19 +35,25 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-/// The temp file [`atomic_write`] uses for `path`: `.<name>.tmp` in the same directory
-/// (same file system, so the final rename is atomic).
-pub fn temp_path(path: &Path) -> PathBuf {
+/// A fresh temp file name for `path`: `.<name>.<16 random hex digits>.tmp` in the same
+/// directory (same file system, so the final rename is atomic). Each call draws a new
+/// suffix from the OS random generator.
+pub fn temp_path(path: &Path) -> Result<PathBuf> {
+    use aes_gcm::aead::rand_core::RngCore;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp"))
+    let mut suffix = [0u8; 8];
+    aes_gcm::aead::OsRng
+        .try_fill_bytes(&mut suffix)
+        .map_err(|_| Error::Store("the system random number generator failed".to_string()))?;
+    Ok(path.with_file_name(format!(".{name}.{:016x}.tmp", u64::from_be_bytes(suffix))))
 }
 
-/// Replaces `path` with `bytes` atomically: temp file in the same directory, write, fsync,
-/// rename, fsync the directory. On error the previous file (if any) is left intact and the
-/// temp file is removed on a best-effort basis.
+/// Replaces `path` with `bytes` atomically: a fresh temp file ([`temp_path`]) in the same
+/// directory, write, fsync, rename, fsync the directory. On error the previous file (if
+/// any) is left intact and the temp file is removed on a best-effort basis.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
     if path.file_name().is_none() {
         return Err(Error::Store(format!(
@@ -48,12 +61,23 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
             path.display()
         )));
     }
-    let tmp = temp_path(path);
-    let written = write_synced(&tmp, bytes).and_then(|()| fs::rename(&tmp, path));
+    atomic_write_via(path, &temp_path(path)?, bytes)
+}
+
+/// [`atomic_write`] through the temp file `tmp`, which must not exist: an existing entry
+/// there (file, symlink, directory) fails the write and is left alone.
+pub fn atomic_write_via(path: &Path, tmp: &Path, bytes: &[u8]) -> Result<()> {
+    let mut created = false;
+    let written = create_exclusive(tmp)
+        .and_then(|file| {
+            created = true;
+            write_synced(file, bytes)
+        })
+        .and_then(|()| fs::rename(tmp, path));
     if let Err(e) = written {
-        // Only remove what we may have created: never a directory or other non-file.
-        if fs::symlink_metadata(&tmp).is_ok_and(|m| m.is_file()) {
-            let _ = fs::remove_file(&tmp);
+        // Only remove what this write created.
+        if created {
+            let _ = fs::remove_file(tmp);
         }
         return Err(Error::Store(format!(
             "cannot write {}: {e}",
@@ -63,12 +87,19 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
     sync_dir(path)
 }
 
-fn write_synced(tmp: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(tmp)?;
+/// Creates `tmp` for writing; fails if anything exists there, a dangling symlink included.
+fn create_exclusive(tmp: &Path) -> std::io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW).mode(0o600);
+    }
+    options.open(tmp)
+}
+
+fn write_synced(mut file: File, bytes: &[u8]) -> std::io::Result<()> {
     file.write_all(bytes)?;
     file.sync_all()
 }
@@ -93,10 +124,11 @@ fn sync_dir(path: &Path) -> Result<()> {
     }
 }
 
-/// Reads `path` whole if it is at most `limit` bytes. `Ok(None)` when the file does not
-/// exist; an error when it is larger than `limit` or unreadable.
+/// Reads `path` whole if it is a regular file of at most `limit` bytes. `Ok(None)` when the
+/// file does not exist; an error, at once, when it is not a regular file (a FIFO, device or
+/// directory), larger than `limit` or unreadable.
 pub fn read_limited(path: &Path, limit: usize) -> Result<Option<Vec<u8>>> {
-    let file = match File::open(path) {
+    let file = match open_for_reading(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {
@@ -109,10 +141,16 @@ pub fn read_limited(path: &Path, limit: usize) -> Result<Option<Vec<u8>>> {
             path.display()
         ))
     };
-    let len = file
+    let meta = file
         .metadata()
-        .map_err(|e| Error::Store(format!("cannot read {}: {e}", path.display())))?
-        .len();
+        .map_err(|e| Error::Store(format!("cannot read {}: {e}", path.display())))?;
+    if !meta.is_file() {
+        return Err(Error::Store(format!(
+            "cannot read {}: not a regular file",
+            path.display()
+        )));
+    }
+    let len = meta.len();
     if len > limit as u64 {
         return Err(too_big());
     }
@@ -125,6 +163,19 @@ pub fn read_limited(path: &Path, limit: usize) -> Result<Option<Vec<u8>>> {
         return Err(too_big());
     }
     Ok(Some(buf))
+}
+
+/// Opens `path` for reading without blocking on a FIFO (the type is checked by the caller
+/// on the open descriptor, so nothing is swapped in between).
+fn open_for_reading(path: &Path) -> std::io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
 }
 
 /// FNV-1a, 64 bit: detects torn and bit-flipped files (not an integrity check against an

@@ -11,4 +11,5 @@ internal_mod!(sampler);
 
 pub use event::{MemorySink, TraceEvent, TraceKind, TraceNetwork, TraceSink};
 pub use reason::Reason;
+pub use redact::redact_url;
 pub use sampler::Sampler;

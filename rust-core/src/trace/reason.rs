@@ -49,13 +49,25 @@ crate::wire_enum! {
         /// The business line's rollout mode is `observe` on this install: the request went
         /// to its original URL; the decision records what `on` would have chosen.
         Observe = "observe",
+        /// `X-Line-Fixed-Host` named an origin the config does not know (no line's and not
+        /// in `fixed_hosts`): the header was ignored and the request was routed as if it
+        /// were absent.
+        FixedHostRefused = "fixed_host_refused",
+        /// `X-Line-Biz` named a business line whose `match` does not accept the request's
+        /// host: the header was ignored and the request was routed by its host.
+        BizRefused = "biz_refused",
     }
 }
 
 impl Reason {
-    /// Whether the request URL was rewritten onto a line.
-    pub fn is_rewrite(self) -> bool {
-        !matches!(
+    /// Whether the request URL was rewritten onto a line, `None` for the refusals of a
+    /// private header (`fixed_host_refused`, `biz_refused`), whose decision is the routing
+    /// that followed: its `target` tells.
+    pub fn is_rewrite(self) -> Option<bool> {
+        if matches!(self, Reason::FixedHostRefused | Reason::BizRefused) {
+            return None;
+        }
+        Some(!matches!(
             self,
             Reason::KeepOriginal
                 | Reason::FixedHostInvalid
@@ -64,7 +76,7 @@ impl Reason {
                 | Reason::MergeFallbackOriginal
                 | Reason::RolloutOff
                 | Reason::Observe
-        )
+        ))
     }
 }
 

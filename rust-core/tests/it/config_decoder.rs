@@ -35,6 +35,7 @@ const EVERY_FIELD: &str = r#"{
       "ws": [{"id": "ws", "url": "wss://ws.example.com", "priority": 3, "weight": 9}]
     }
   },
+  "fixed_hosts": ["pin.example.com:8443"],
   "merge_hosts": [{"host": "img.example.com", "biz": "spot", "path_prefix": "/img", "rate": 0.5}],
   "httpdns": {
     "providers": [

@@ -8,7 +8,7 @@ use linekit_core::config::{
     LastGoodStore, Resolved,
 };
 use linekit_core::error::Error;
-use linekit_core::store::{atomic_write, read_limited, temp_path};
+use linekit_core::store::{atomic_write, atomic_write_via, read_limited, temp_path};
 use std::path::Path;
 use support::temp::TempDir;
 
@@ -218,8 +218,14 @@ fn last_good_store_round_trip() {
     let second = config_text(4, "b.example.com");
     store.save(&second).expect("save again");
     assert_eq!(store.load(), Ok(Some(second.clone())));
-    assert!(
-        !temp_path(&store.path()).exists(),
+    assert_eq!(
+        entries(dir.path()),
+        [store
+            .path()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned()],
         "no temp file left behind"
     );
 
@@ -272,6 +278,16 @@ fn a_corrupt_last_good_file_is_reported_and_ignored() {
     assert!(matches!(store.load(), Err(Error::Store(why)) if why.contains("larger")));
 }
 
+/// The names in `dir`, sorted.
+fn entries(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 #[test]
 fn atomic_write_keeps_the_previous_file_when_the_temp_write_fails() {
     let dir = TempDir::new("atomic");
@@ -283,16 +299,98 @@ fn atomic_write_keeps_the_previous_file_when_the_temp_write_fails() {
     );
 
     // A directory where the temp file should go makes the temp write fail.
-    std::fs::create_dir(temp_path(&path)).expect("block the temp path");
-    let err = atomic_write(&path, b"new contents").unwrap_err();
+    let tmp = temp_path(&path).unwrap();
+    std::fs::create_dir(&tmp).expect("block the temp path");
+    let err = atomic_write_via(&path, &tmp, b"new contents").unwrap_err();
     assert!(matches!(err, Error::Store(_)), "{err:?}");
     assert_eq!(std::fs::read(&path).expect("read"), b"old contents");
-    assert!(temp_path(&path).is_dir(), "a directory is never removed");
+    assert!(tmp.is_dir(), "a directory is never removed");
 
-    std::fs::remove_dir(temp_path(&path)).expect("unblock");
+    std::fs::remove_dir(&tmp).expect("unblock");
     atomic_write(&path, b"new contents").expect("second write");
     assert_eq!(std::fs::read(&path).expect("read"), b"new contents");
-    assert!(!temp_path(&path).exists());
+    assert_eq!(entries(dir.path()), ["state.bin"]);
+}
+
+#[test]
+fn temp_file_names_are_unpredictable() {
+    let path = std::path::Path::new("/data/linekit/state.bin");
+    let names: std::collections::HashSet<_> = (0..64).map(|_| temp_path(path).unwrap()).collect();
+    assert_eq!(names.len(), 64, "every write draws a new name");
+    for name in &names {
+        let file = name.file_name().unwrap().to_string_lossy().into_owned();
+        let suffix = file
+            .strip_prefix(".state.bin.")
+            .and_then(|r| r.strip_suffix(".tmp"))
+            .unwrap_or_else(|| panic!("{file}"));
+        assert_eq!(suffix.len(), 16, "{file}");
+        assert!(suffix.bytes().all(|b| b.is_ascii_hexdigit()), "{file}");
+        assert_eq!(name.parent(), path.parent());
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn atomic_write_never_follows_a_planted_symlink() {
+    let dir = TempDir::new("atomic-symlink");
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, b"precious").unwrap();
+    let path = dir.path().join("state.bin");
+    // The name the temp file once had, planted as a symlink to another file: unused.
+    std::os::unix::fs::symlink(&victim, dir.path().join(".state.bin.tmp")).unwrap();
+    atomic_write(&path, b"new contents").expect("write");
+    assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+    assert_eq!(std::fs::read(&path).unwrap(), b"new contents");
+    assert!(!std::fs::symlink_metadata(&path)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    // A symlink at the very temp path (live or dangling) fails the write: the temp file
+    // is created exclusively, without following links.
+    for target in [victim.clone(), dir.path().join("absent")] {
+        let tmp = temp_path(&path).unwrap();
+        std::os::unix::fs::symlink(&target, &tmp).unwrap();
+        let err = atomic_write_via(&path, &tmp, b"attacker").unwrap_err();
+        assert!(matches!(err, Error::Store(_)), "{err:?}");
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert!(!dir.path().join("absent").exists());
+        assert_eq!(std::fs::read(&path).unwrap(), b"new contents");
+        assert!(std::fs::symlink_metadata(&tmp)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn reads_take_regular_files_only_and_a_fifo_never_blocks() {
+    let dir = TempDir::new("read-kinds");
+    let fifo = dir.path().join("fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    // No writer ever opens the FIFO: a blocking open or read would hang this test.
+    for path in [
+        fifo.as_path(),
+        dir.path(),
+        std::path::Path::new("/dev/zero"),
+    ] {
+        let err = read_limited(path, 1024).unwrap_err();
+        assert!(
+            matches!(&err, Error::Store(why) if why.contains("not a regular file")),
+            "{}: {err:?}",
+            path.display()
+        );
+    }
+    // A symlink to a regular file is read (the type checked is the opened file's).
+    let file = dir.path().join("file");
+    std::fs::write(&file, b"x").unwrap();
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&file, &link).unwrap();
+    assert_eq!(read_limited(&link, 8).unwrap(), Some(b"x".to_vec()));
 }
 
 #[test]

@@ -581,3 +581,45 @@ fn a_megabyte_of_malformed_items_is_reported_with_a_bounded_list() {
     assert_eq!(note.path, "");
     assert!(note.error.contains("more problems"), "{note:?}");
 }
+
+#[test]
+fn fixed_hosts_are_exact_host_names_and_never_addresses() {
+    let ok = with(
+        "/fixed_hosts",
+        json!(["pin.example.com", "pin.example.com:8443"]),
+    );
+    let config = parse_config(&ok.to_string()).expect("valid fixed_hosts");
+    assert_eq!(config.fixed_hosts.len(), 2);
+    // (entries, bad indices, error text)
+    for (entries, bad, error) in [
+        (json!(["10.0.0.1"]), vec![0], "IP literal"),
+        (json!(["ok.example.com", "[::1]:22"]), vec![1], "IP literal"),
+        (
+            json!(["2130706433", "127.1"]),
+            vec![0, 1],
+            "numeric host name",
+        ),
+        (json!(["https://pin.example.com"]), vec![0], "no scheme"),
+        (json!(["*.example.com"]), vec![0], "invalid host name"),
+        (json!(["pin.example.com:0"]), vec![0], "port"),
+        (
+            json!(["a.example.com", "A.example.com."]),
+            vec![1],
+            "already listed at fixed_hosts[0]",
+        ),
+        (json!([7]), vec![0], ""),
+    ] {
+        let errors = errors_of(&with("/fixed_hosts", entries.clone()).to_string());
+        let want: Vec<String> = bad.iter().map(|i| format!("fixed_hosts[{i}]")).collect();
+        assert_eq!(paths(&errors), want, "{entries}: {errors:?}");
+        assert!(
+            errors.iter().all(|e| e.error.contains(error)),
+            "{entries}: {errors:?}"
+        );
+    }
+    let many: Vec<String> = (0..=linekit_core::config::MAX_FIXED_HOSTS)
+        .map(|i| format!("h{i}.example.com"))
+        .collect();
+    let errors = errors_of(&with("/fixed_hosts", json!(many)).to_string());
+    assert_eq!(paths(&errors), ["fixed_hosts"]);
+}

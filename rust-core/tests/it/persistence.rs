@@ -304,15 +304,18 @@ fn an_unusable_storage_directory_leaves_the_engine_working() {
 fn an_unwritable_state_file_is_logged_once_and_the_engine_keeps_working() {
     let dir = TempDir::new("unwritable");
     capture_logs();
-    // A directory where the temp file must go: every write fails (even as root).
-    std::fs::create_dir(temp_path(&state_file(&dir))).expect("block");
+    // A non-empty directory where the state file must go: every rename onto it fails
+    // (even as root).
+    std::fs::create_dir_all(state_file(&dir).join("occupied")).expect("block");
     let (kit, clock) = learned(dir.path());
     kit.report(&Report::new("spot", "b", Outcome::Ok, 80));
     clock.advance(FLUSH_DELAY_MS);
     kit.run_due();
     assert_eq!(logged("cannot persist the state"), 1, "logged once");
     assert_eq!(line_of(&kit), "b");
-    assert!(!state_file(&dir).exists());
+    assert!(state_file(&dir).is_dir(), "never replaced");
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(left.len(), 1, "no temp file left behind: {left:?}");
 }
 
 // ---- crash safety and ordering -------------------------------------------------------
@@ -323,16 +326,14 @@ fn a_crash_between_write_and_rename_keeps_the_previous_file() {
     let (kit, _) = learned(dir.path());
     let good = std::fs::read(state_file(&dir)).expect("written");
 
-    // The rename fails (its source cannot be written): the previous file is untouched.
-    std::fs::create_dir(temp_path(&state_file(&dir))).expect("block");
-    kit.report(&Report::new("spot", "b", Outcome::Ok, 80));
     kit.close();
     assert_eq!(std::fs::read(state_file(&dir)).expect("still there"), good);
-    std::fs::remove_dir(temp_path(&state_file(&dir))).expect("unblock");
+    // (A failed temp write or rename leaving the previous file intact is checked on
+    // `atomic_write_via` in `config_sources`.)
 
     // A crash left a half-written temp file: it is never read, the previous file loads.
     std::fs::write(
-        temp_path(&state_file(&dir)),
+        temp_path(&state_file(&dir)).unwrap(),
         b"linekit-state v1 fnv1a64:00\n{",
     )
     .expect("tmp");

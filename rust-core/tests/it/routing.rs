@@ -11,7 +11,12 @@ use linekit_core::ManualClock;
 use std::sync::Arc;
 
 fn engine() -> (LineKit, ManualClock) {
-    let config = parse_config(include_str!("../fixtures/routing.json")).expect("fixture is valid");
+    engine_of(include_str!("../fixtures/routing.json"))
+}
+
+/// An engine on the config document `text`, and its clock.
+fn engine_of(text: &str) -> (LineKit, ManualClock) {
+    let config = parse_config(text).expect("config is valid");
     let clock = ManualClock::new(1, 0);
     let kit = LineKit::new(config, Arc::new(clock.clone()), Arc::new(NoopSink), 7).unwrap();
     (kit, clock)
@@ -84,18 +89,69 @@ fn suffix_match_and_explicit_biz_header() {
         "https://cdn.example.com/img.png"
     );
     let (d, sent) = kit.route_with_headers(
-        "https://elsewhere.example.org/x",
+        "https://a.static.example.com/x",
         "GET",
         &[("X-Line-Biz", "cdn"), ("Accept", "*/*")],
         Protocol::Http,
         &[],
     );
     assert_eq!(
-        d.url("https://elsewhere.example.org/x"),
-        "https://cdn.example.com/x"
+        (
+            d.url("https://a.static.example.com/x").as_str(),
+            d.biz.as_deref()
+        ),
+        ("https://cdn.example.com/x", Some("cdn"))
     );
-    assert_eq!(d.biz.as_deref(), Some("cdn"));
+    assert_ne!(d.reason, Reason::BizRefused);
     assert_eq!(sent, vec![("Accept".to_string(), "*/*".to_string())]);
+}
+
+#[test]
+fn biz_header_cannot_move_a_request_to_a_business_line_whose_match_excludes_its_host() {
+    let (kit, _) = engine();
+    let biz = |url: &str, name: &str| {
+        let (d, _) = kit.route_with_headers(
+            url,
+            "GET",
+            &[("X-Line-Biz", name), ("Authorization", "Bearer t")],
+            Protocol::Http,
+            &[],
+        );
+        (d.url(url), d.biz.as_deref().map(str::to_string), d.reason)
+    };
+    // spot's host named for cdn: routed by its host, onto spot's line.
+    let (url, owner, reason) = biz("https://api.example.com/pay", "cdn");
+    assert_eq!(
+        (url.as_str(), owner.as_deref(), reason),
+        (
+            "https://spot-ali.example.com/pay",
+            Some("spot"),
+            Reason::BizRefused
+        )
+    );
+    // A host no business line claims stays on its URL.
+    let (url, owner, reason) = biz("https://elsewhere.example.org/x", "cdn");
+    assert_eq!(
+        (url.as_str(), owner, reason),
+        ("https://elsewhere.example.org/x", None, Reason::BizRefused)
+    );
+}
+
+#[test]
+fn biz_header_picks_among_business_lines_that_claim_the_host() {
+    let (kit, _) = engine_of(
+        r#"{"version": 1, "biz_lines": {
+            "spot": {"match": ["api.example.com"], "http": [{"id": "a", "url": "https://spot-a.example.com"}]},
+            "wide": {"match": ["*.example.com"], "http": [{"id": "w", "url": "https://wide.example.net"}]}}}"#,
+    );
+    let url = "https://api.example.com/x";
+    let (d, _) = kit.route_with_headers(url, "GET", &[("X-Line-Biz", "wide")], Protocol::Http, &[]);
+    assert_eq!(
+        (d.url(url).as_str(), d.biz.as_deref()),
+        ("https://wide.example.net/x", Some("wide"))
+    );
+    let d = kit.route(&RouteRequest::new(url, "GET"));
+    assert_eq!(d.biz.as_deref(), Some("spot"));
 }
 
 #[test]
@@ -136,20 +192,104 @@ fn keep_original_host_leaves_the_request_alone() {
     assert!(sent.is_empty());
 }
 
-#[test]
-fn fixed_host_pins_and_invalid_fixed_host_changes_nothing() {
-    let (kit, _) = engine();
-    let fixed = |value: &str| {
-        kit.route(&RouteRequest {
-            fixed_host: Some(value),
-            ..RouteRequest::new("https://api.example.com/a?b=c", "GET")
-        })
-    };
-    let d = fixed("https://pinned.example.com:444");
-    assert_eq!(
-        (d.url("https://api.example.com/a?b=c").as_str(), d.reason),
-        ("https://pinned.example.com:444/a?b=c", Reason::FixedHost)
+/// `https://api.example.com/a?b=c` routed with `X-Line-Fixed-Host: value` and an
+/// `Authorization` header: the final URL, the reason and the headers sent.
+fn fixed(kit: &LineKit, value: &str) -> (String, Reason, Vec<(String, String)>) {
+    let url = "https://api.example.com/a?b=c";
+    let (d, sent) = kit.route_with_headers(
+        url,
+        "GET",
+        &[("X-Line-Fixed-Host", value), ("Authorization", "Bearer t")],
+        Protocol::Http,
+        &[],
     );
+    (d.url(url), d.reason, sent)
+}
+
+#[test]
+fn fixed_host_pins_to_a_line_origin_or_a_listed_one() {
+    let (kit, _) = engine();
+    // (header value, pinned URL): a line of any pool of any business line (ports compared
+    // as connections use them), or a `fixed_hosts` entry (no port: the default port).
+    for (value, want) in [
+        (
+            "https://spot-tx.example.com:8443",
+            "https://spot-tx.example.com:8443/a?b=c",
+        ),
+        (
+            "https://cdn-bak.example.net:443",
+            "https://cdn-bak.example.net:443/a?b=c",
+        ),
+        (
+            "https://WS-ALI.example.com",
+            "https://ws-ali.example.com/a?b=c",
+        ),
+        (
+            "https://pinned.example.com:444",
+            "https://pinned.example.com:444/a?b=c",
+        ),
+        (
+            "https://direct.example.com",
+            "https://direct.example.com/a?b=c",
+        ),
+    ] {
+        let (url, reason, _) = fixed(&kit, value);
+        assert_eq!((url.as_str(), reason), (want, Reason::FixedHost), "{value}");
+    }
+}
+
+#[test]
+fn fixed_host_to_an_unknown_origin_is_refused_and_the_request_routes_as_without_it() {
+    let (kit, _) = engine();
+    for value in [
+        "https://evil.example.net",
+        "https://10.0.0.1",
+        "https://[::1]:22",
+        "https://127.0.0.1:443",
+        // A known host on another port, a listed host on a port its entry does not name.
+        "https://spot-tx.example.com",
+        "https://pinned.example.com",
+        "https://direct.example.com:8443",
+    ] {
+        let (url, reason, sent) = fixed(&kit, value);
+        assert_eq!(
+            (url.as_str(), reason),
+            (
+                "https://spot-ali.example.com/a?b=c",
+                Reason::FixedHostRefused
+            ),
+            "{value}"
+        );
+        assert!(
+            sent.iter().all(|(n, _)| !n.starts_with("X-Line")),
+            "{sent:?}"
+        );
+    }
+    // Outside any business line the refused request keeps its own URL.
+    let (d, _) = kit.route_with_headers(
+        "https://elsewhere.example.org/x",
+        "GET",
+        &[("X-Line-Fixed-Host", "https://[::1]:22")],
+        Protocol::Http,
+        &[],
+    );
+    assert_eq!(
+        (
+            d.url("https://elsewhere.example.org/x").as_str(),
+            d.reason,
+            d.target
+        ),
+        (
+            "https://elsewhere.example.org/x",
+            Reason::FixedHostRefused,
+            None
+        )
+    );
+}
+
+#[test]
+fn an_invalid_fixed_host_changes_nothing() {
+    let (kit, _) = engine();
     for bad in [
         "http://pinned.example.com",
         "https://pinned.example.com:0",
@@ -157,12 +297,29 @@ fn fixed_host_pins_and_invalid_fixed_host_changes_nothing() {
         "junk",
         "https://x.example.com/path",
     ] {
-        let d = fixed(bad);
+        let (url, reason, _) = fixed(&kit, bad);
         assert_eq!(
-            (d.url("https://api.example.com/a?b=c").as_str(), d.reason),
+            (url.as_str(), reason),
             ("https://api.example.com/a?b=c", Reason::FixedHostInvalid),
             "{bad}"
         );
+    }
+}
+
+#[test]
+fn an_ip_literal_fixed_host_pins_only_to_a_line_with_exactly_that_origin() {
+    let (kit, _) = engine_of(
+        r#"{"version": 1, "biz_lines": {"spot": {"match": ["api.example.com"],
+            "http": [{"id": "a", "url": "https://spot-a.example.com"},
+                     {"id": "ip", "url": "https://[2001:db8::7]:8443"}]}}}"#,
+    );
+    let (url, reason, _) = fixed(&kit, "https://[2001:db8::7]:8443");
+    assert_eq!(
+        (url.as_str(), reason),
+        ("https://[2001:db8::7]:8443/a?b=c", Reason::FixedHost)
+    );
+    for other in ["https://[2001:db8::7]", "https://[2001:db8::8]:8443"] {
+        assert_eq!(fixed(&kit, other).1, Reason::FixedHostRefused, "{other}");
     }
 }
 

@@ -172,9 +172,12 @@ class LineKitApiTest : TwoLineServers() {
 
     @Test
     fun `answers stay right when the engine's code table starts a new generation`() {
-        LineKit.Builder().configJson(spotConfig(a)).build().use { kit ->
-            // More distinct fixed hosts than one generation of the engine's table holds
-            // (2,048 targets): the table starts over and Kotlin follows it.
+        // More distinct fixed hosts than one generation of the engine's table holds
+        // (2,048 targets): the table starts over and Kotlin follows it. Each is listed in
+        // `fixed_hosts`, the origins a fixed host may name besides the lines'.
+        val listed = (0 until 2_100).joinToString(",") { "\"h$it.test:${1_000 + it}\"" }
+        val config = spotConfig(a).trimEnd().removeSuffix("}") + ""","fixed_hosts":[$listed]}"""
+        LineKit.Builder().configJson(config).build().use { kit ->
             for (i in 0 until 2_100) {
                 val origin = "http://h$i.test:${1_000 + i}"
                 val d = kit.route("http://api.linekit.test/p", fixedHost = origin)
@@ -237,8 +240,10 @@ class LineKitApiTest : TwoLineServers() {
                 val handshake = Request.Builder().url("https://api.linekit.test/stream").build()
                 assertEquals("${b.origin}/stream", ws.target!!.applyTo(handshake.url).toString())
                 assertEquals(RouteReason.UNMANAGED, kit.route("http://other.test/").reason)
-                // Header values are read by the core's rule: the first X-Line-Biz wins.
-                assertEquals("spot", kit.route("http://other.test/", biz = "spot").biz)
+                // X-Line-Biz names only a business line whose `match` claims the host.
+                val named = kit.route("http://other.test/", biz = "spot")
+                assertEquals(listOf<Any?>(null, RouteReason.BIZ_REFUSED), listOf(named.biz, named.reason))
+                assertEquals("spot", kit.route("http://api.linekit.test/", biz = "spot").biz)
                 kit.close()
                 assertThrows(LineKitException.Closed::class.java) { kit.route("http://api.linekit.test/") }
             }

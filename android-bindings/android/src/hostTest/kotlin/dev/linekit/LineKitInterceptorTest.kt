@@ -155,8 +155,14 @@ class LineKitInterceptorTest {
     }
 
     @Test
-    fun `fixed host header pins the request`() {
-        val client = client(kit())
+    fun `fixed host header pins the request to an origin the config knows`() {
+        // `direct` is a line of another business line: its origin may be pinned to.
+        val config = """
+            {"version":1,"allow_cleartext":true,
+             "biz_lines":{"spot":{"match":["api.linekit.test","localhost"],"http":[{"id":"a","url":"${a.origin}"}]},
+                          "direct":{"http":[{"id":"d","url":"${direct.origin}"}]}}}
+        """.trimIndent()
+        val client = client(kit(config))
         val request = Request.Builder()
             .url("http://api.linekit.test/quote?s=BTC")
             .header(LineHeaders.FIXED_HOST, direct.origin)
@@ -168,6 +174,26 @@ class LineKitInterceptorTest {
             assertNull(tag.line)
         }
         assertEquals("/quote?s=BTC", direct.received.single().target)
+    }
+
+    @Test
+    fun `a fixed host the config does not know is ignored and credentials stay on the routed line`() {
+        val client = client(kit())
+        for (unknown in listOf(direct.origin, "http://[::1]:22", "http://evil.test")) {
+            val request = Request.Builder()
+                .url("http://api.linekit.test/quote?s=BTC")
+                .header(LineHeaders.FIXED_HOST, unknown)
+                .header("Authorization", "Bearer t0k3n")
+                .build()
+            client.newCall(request).execute().use { response ->
+                assertEquals("a", response.body.string(), unknown)
+                val tag = response.request.tag(RouteTag::class)!!
+                assertEquals(RouteReason.FIXED_HOST_REFUSED, tag.reason, unknown)
+                assertEquals("a", tag.line)
+            }
+        }
+        assertTrue(direct.received.isEmpty())
+        assertEquals(3, a.received.size)
     }
 
     @Test

@@ -13,13 +13,19 @@ object LineHeaders {
     /** Prefix shared by every private header (compared case-insensitively). */
     const val PREFIX: String = "X-Line-"
 
-    /** Names the business line of a request explicitly, e.g. `X-Line-Biz: spot`. */
+    /**
+     * Names the business line of a request explicitly, e.g. `X-Line-Biz: spot`, among those
+     * whose `match` claims the request's host; naming another is ignored (`BIZ_REFUSED`).
+     */
     const val BIZ: String = "X-Line-Biz"
 
     /** `X-Line-Keep-Original-Host: true` leaves the request's URL alone. */
     const val KEEP_ORIGINAL_HOST: String = "X-Line-Keep-Original-Host"
 
-    /** `X-Line-Fixed-Host: https://host[:port]` pins the request to one origin. */
+    /**
+     * `X-Line-Fixed-Host: https://host[:port]` pins the request to one origin: a line's, or
+     * one the config lists in `fixed_hosts`. Any other origin is ignored (`FIXED_HOST_REFUSED`).
+     */
     const val FIXED_HOST: String = "X-Line-Fixed-Host"
 
     /** Whether [name] is a private Linekit header. */
