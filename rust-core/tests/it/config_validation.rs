@@ -597,7 +597,7 @@ fn fixed_hosts_are_exact_host_names_and_never_addresses() {
         (
             json!(["2130706433", "127.1"]),
             vec![0, 1],
-            "numeric host name",
+            "invalid host name",
         ),
         (json!(["https://pin.example.com"]), vec![0], "no scheme"),
         (json!(["*.example.com"]), vec![0], "invalid host name"),
