@@ -222,7 +222,9 @@ impl Envelope {
 /// errors as `malformed` with the path of a repeated key.
 pub(crate) fn parse_document(text: &str) -> Result<Value, Rejection> {
     json::parse(text).map_err(|e| match e {
-        JsonError::DuplicateKey(path) => malformed(format!("envelope: duplicate key `{path}`")),
+        JsonError::DuplicateKey(path) => {
+            malformed(format!("envelope: {path}: {}", json::DUPLICATE_KEY))
+        }
         JsonError::Syntax(_) => malformed("envelope is not valid JSON"),
     })
 }
