@@ -19,7 +19,7 @@ use base64::Engine as _;
 use ed25519_dalek::SigningKey;
 use linekit_core::config::accept::verify_envelope;
 use linekit_core::config::envelope::{decode_signing_key, Envelope};
-use linekit_core::config::trust::TrustConfig;
+use linekit_core::config::trust::{key_id_problem, trust_document, TrustConfig};
 use linekit_core::config::validate::parse_config;
 use serde_json::{json, Value};
 use std::io::Write;
@@ -119,8 +119,8 @@ pub(super) fn sign(words: &[&str], io: &mut Streams<'_>) -> i32 {
             else {
                 return Err(Stop::Usage);
             };
-            if key_id.is_empty() || key_id.len() > 64 {
-                return Err(Stop::Fail("--key-id must be 1 to 64 characters".into()));
+            if let Some(why) = key_id_problem(key_id) {
+                return Err(Stop::Fail(format!("--key-id {why}")));
             }
             let key = read_text(key_file, io.input, MAX_KEY_FILE_BYTES)
                 .and_then(|t| decode_signing_key(&t))
@@ -130,7 +130,8 @@ pub(super) fn sign(words: &[&str], io: &mut Streams<'_>) -> i32 {
                 .ok()
                 .filter(Envelope::is_envelope);
             let mut envelope = match existing {
-                Some(v) => Envelope::parse(&v).map_err(|r| r.to_string())?,
+                // Parsed again strictly: a repeated key refuses the envelope.
+                Some(_) => Envelope::parse_text(&text).map_err(|r| r.to_string())?,
                 None => Envelope {
                     signed: text.into_bytes(),
                     signatures: Vec::new(),
@@ -171,24 +172,12 @@ pub(super) fn verify(words: &[&str], io: &mut Streams<'_>) -> i32 {
     })
 }
 
-/// The trust section of a config document, or a bare trust document.
+/// The trust section of a config document, or a bare trust document (strict JSON,
+/// validated: weak, non-canonical and repeated keys are refused).
 fn trust_of(text: &str) -> Result<TrustConfig, String> {
-    let value: Value = serde_json::from_str(text).map_err(|_| "not valid JSON".to_string())?;
-    let section = match value.get("trust") {
-        Some(t) => {
-            parse_config(text).map_err(|e| e.to_string())?;
-            t.clone()
-        }
-        None => value,
-    };
-    let trust: TrustConfig =
-        serde_json::from_value(section).map_err(|e| format!("not a trust section: {e}"))?;
+    let trust = trust_document(text).map_err(|e| e.to_string())?;
     if !trust.is_active() {
         return Err("lists no keys".to_string());
-    }
-    for (i, k) in trust.keys.iter().enumerate() {
-        linekit_core::config::trust::decode_key(&k.ed25519)
-            .map_err(|e| format!("keys[{i}].ed25519: {e}"))?;
     }
     Ok(trust)
 }

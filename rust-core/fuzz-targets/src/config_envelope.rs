@@ -1,6 +1,6 @@
 //! Fuzzes the signed remote config channel: the input as a document offered to an engine
 //! under trust and without (`check_remote`), as a persisted last good config
-//! (`open_persisted`), as a trust file for `verify`, and as the `trust` section of a config
+//! (`open_persisted`, alone and as the link of its own chain), as a trust file for `verify`, and as the `trust` section of a config
 //! (validation, then verification of a fixed envelope under it). Nothing may panic, and a
 //! document that passes under trust must carry at least one valid signature.
 
@@ -46,7 +46,8 @@ pub fn config_envelope(data: &[u8]) {
         assert!(accepted.config.version > current.version);
     }
     let _ = check_remote(text, plain(), NOW_S);
-    let _ = open_persisted(text, Some(trust), NOW_S);
+    let _ = open_persisted(text, &[], Some(trust), NOW_S);
+    let _ = open_persisted(text, &[text.to_string()], Some(trust), NOW_S);
     let _ = verify_envelope(text, trust, Some(NOW_S));
     // As a trust section.
     let _ = parse_config(&format!(

@@ -18,6 +18,7 @@ mod jni_pack;
 mod provider;
 mod replay;
 mod state;
+mod trust_keys;
 
 pub use config_envelope::config_envelope;
 pub use encrypted::encrypted;
@@ -25,6 +26,7 @@ pub use jni_pack::jni_pack;
 pub use provider::provider;
 pub use replay::replay_scenario;
 pub use state::state_file;
+pub use trust_keys::trust_keys;
 
 use linekit_core::dns::ProviderFormat;
 
@@ -55,6 +57,7 @@ pub const TARGETS: &[Target] = &[
     Target::new("state_file", state_file),
     Target::new("jni_pack", jni_pack),
     Target::new("config_envelope", config_envelope),
+    Target::new("trust_keys", trust_keys),
     Target::new("dnspod_des", |d| encrypted(false, d)),
     Target::new("dnspod_aes", |d| encrypted(true, d)),
 ];

@@ -46,3 +46,27 @@ fn every_corpus_input_runs_without_a_panic() {
     }
     assert!(total >= TARGETS.len());
 }
+
+#[test]
+fn the_small_order_and_non_canonical_key_seeds_are_refused() {
+    use base64::Engine as _;
+    let dir = seeds_dir().join("trust_keys");
+    let mut refused = 0;
+    for entry in std::fs::read_dir(&dir).expect("trust_keys seeds") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !(name.starts_with("small_order_") || name.starts_with("noncanon_")) {
+            continue;
+        }
+        let raw = std::fs::read(&path).expect("seed");
+        assert_eq!(raw.len(), 32, "{name}");
+        let b64 = base64::engine::general_purpose::STANDARD.encode(&raw);
+        assert!(
+            linekit_core::config::trust::decode_key(&b64).is_err(),
+            "{name} was accepted as a trust key"
+        );
+        refused += 1;
+    }
+    // The eight small-order points and eight non-canonical encodings.
+    assert_eq!(refused, 16);
+}

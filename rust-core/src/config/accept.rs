@@ -3,16 +3,24 @@
 //! the persisted last good config.
 //!
 //! With `trust` listing keys in the config in force, a document applies only if it is a
-//! signed [`Envelope`] with at least `threshold` strictly valid signatures from distinct
-//! trusted keys, the config inside validates, its `version` is higher than the current one, and
+//! signed [`Envelope`] with at least `threshold` valid signatures from distinct trusted
+//! key ids, the config inside validates, its `version` is higher than the current one, and
 //! its `expires_at` (required) is later than the wall clock. A config may change `trust`
 //! only by verifying under the current trust *and* under the trust it introduces (old and
-//! new keys both sign a rotation), so every accepted config verifies under its own trust
-//! when it is loaded again after a restart. Without trust a bare config (or an envelope,
-//! unwrapped) applies when it validates and is newer; one that *introduces* trust must be
-//! an envelope that verifies under the trust it introduces, so a typo cannot lock an
-//! install out. Once trust is established a remote document cannot drop or empty it; only
-//! the app's own config can.
+//! new keys both sign a rotation), and it may never drop or empty `trust` once trust is
+//! set: only the app's own config (sealed asset, `configJson`) can run without it. Without
+//! trust a bare config (or an envelope, unwrapped) applies when it validates and is newer;
+//! one that *introduces* trust must be an envelope that verifies under the trust it
+//! introduces, so a typo cannot lock an install out.
+//!
+//! Rollback is measured against the config in force and, separately, against the highest
+//! version this install ever accepted (`floor`, kept in its own file by the caller), so
+//! losing the persisted config does not let an older signed config back in.
+//!
+//! The persisted last good config is opened under the trust its **chain** leads to from
+//! the app's own config (the anchor): the rotations accepted since, each verified in turn
+//! exactly as it was when offered ([`open_persisted`]). A persisted config that only
+//! verifies under the trust it names itself is not vouched for by the app and is refused.
 //!
 //! Every refusal is a [`Rejection`] with a stable code, checked in this order: size
 //! (`oversize`), envelope shape (`malformed`), signatures (`unsigned`, `bad_signature`,
@@ -62,10 +70,19 @@ fn open_document(text: &str, trust: Option<&TrustConfig>) -> Result<Opened, Reje
         ));
     }
     // Parsed once: the value says whether the document is an envelope and, when it is a
-    // bare config, is what gets decoded.
+    // bare config, is what gets decoded. A repeated key is refused in either.
     let value = parse_json(text);
     let envelope = match &value {
         Ok(v) if Envelope::is_envelope(v) => Some(Envelope::parse(v)?),
+        Err(e) if trust.is_some() => {
+            return Err(Rejection::new(
+                ConfigReason::Malformed,
+                format!(
+                    "trust is configured: expected a signed envelope ({})",
+                    detail(e)
+                ),
+            ))
+        }
         _ => None,
     };
     let mut key_ids = Vec::new();
@@ -104,15 +121,19 @@ fn open_document(text: &str, trust: Option<&TrustConfig>) -> Result<Opened, Reje
 }
 
 fn invalid(e: Error) -> Rejection {
-    let detail = match e {
+    Rejection::new(ConfigReason::Invalid, detail(&e))
+}
+
+/// A config error as a rejection's detail: every path-qualified problem.
+fn detail(e: &Error) -> String {
+    match e {
         Error::InvalidConfig(errors) => errors
             .iter()
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join("; "),
         other => other.to_string(),
-    };
-    Rejection::new(ConfigReason::Invalid, detail)
+    }
 }
 
 fn check_expiry(config: &Config, required: bool, wall_now_s: u64) -> Result<(), Rejection> {
@@ -143,23 +164,36 @@ pub enum Verdict {
 }
 
 /// Checks a remote document (fetched or given to `update_config`) against the config in
-/// force at wall-clock second `wall_now_s`. See the module docs.
+/// force at wall-clock second `wall_now_s`, with no version floor beyond the current
+/// version. See the module docs.
 pub fn check_remote(text: &str, current: &Config, wall_now_s: u64) -> Result<Accepted, Rejection> {
-    match check_offer(text, current, wall_now_s) {
+    match check_offer(text, current, 0, wall_now_s) {
         Verdict::Accepted(accepted) => Ok(*accepted),
         Verdict::InForce(r) | Verdict::Rejected(r) => Err(r),
     }
 }
 
 /// [`check_remote`] that also tells a document of the version in force from other
-/// refusals, from the same single parse.
-pub fn check_offer(text: &str, current: &Config, wall_now_s: u64) -> Verdict {
-    let (config, key_ids, trusted) = match verified(text, current) {
+/// refusals, from the same single parse, and refuses any version below `floor`: the
+/// highest version this install ever accepted (a rollback even when the config in force
+/// is older, the sealed asset after the persisted config was lost).
+pub fn check_offer(text: &str, current: &Config, floor: u64, wall_now_s: u64) -> Verdict {
+    let Verified {
+        config,
+        key_ids,
+        trusted,
+    } = match verified(text, current.trust.as_ref()) {
         Ok(v) => v,
         Err(r) => return Verdict::Rejected(r),
     };
     let expiry = check_expiry(&config, trusted, wall_now_s);
     let version = config.version;
+    if version < floor {
+        return Verdict::Rejected(Rejection::new(
+            ConfigReason::NotNewer,
+            format!("version {version} is older than version {floor}, accepted before"),
+        ));
+    }
     if version <= current.version {
         let r = Rejection::new(
             ConfigReason::NotNewer,
@@ -182,11 +216,20 @@ pub fn check_offer(text: &str, current: &Config, wall_now_s: u64) -> Verdict {
     }
 }
 
+/// A document that passed [`verified`].
+struct Verified {
+    config: Config,
+    /// The key ids to report.
+    key_ids: Vec<String>,
+    /// Trust applies (so `expires_at` is required).
+    trusted: bool,
+}
+
 /// The document opened and its signatures checked under the current trust and, when it
-/// introduces or changes trust, under its own: the key ids to report and whether trust
-/// applies (so `expires_at` is required).
-fn verified(text: &str, current: &Config) -> Result<(Config, Vec<String>, bool), Rejection> {
-    let current_trust = active(current.trust.as_ref());
+/// introduces or changes trust, under its own. Under trust it must keep trust: a document
+/// without keys would open the channel to unsigned configs.
+fn verified(text: &str, current_trust: Option<&TrustConfig>) -> Result<Verified, Rejection> {
+    let current_trust = active(current_trust);
     let Opened {
         config,
         envelope,
@@ -194,11 +237,10 @@ fn verified(text: &str, current: &Config) -> Result<(Config, Vec<String>, bool),
     } = open_document(text, current_trust)?;
     let new_trust = active(config.trust.as_ref());
     if current_trust.is_some() && new_trust.is_none() {
-        // Once trust is established only the app's own config can remove it: a served
-        // config that dropped it would open the channel to unsigned documents.
         return Err(Rejection::new(
             ConfigReason::Invalid,
-            "trust: a remote config may not drop or empty trust once it is established",
+            "trust: a remote config may not remove or empty `trust` once trust is set \
+             (only the app's own config can)",
         ));
     }
     if let Some(trust) = new_trust.filter(|t| Some(*t) != current_trust) {
@@ -222,11 +264,16 @@ fn verified(text: &str, current: &Config) -> Result<(Config, Vec<String>, bool),
         }
     }
     let trusted = current_trust.is_some() || new_trust.is_some();
-    Ok((config, key_ids, trusted))
+    Ok(Verified {
+        config,
+        key_ids,
+        trusted,
+    })
 }
 
-/// Verifies an envelope under `trust` (no version rule): what `linekit config verify`
-/// reports. `wall_now_s` checks `expires_at` when given.
+/// Verifies an envelope under `trust` (no version rule) as an offer under that trust is
+/// verified: signatures, validation, the rotation and no-removal rules of `trust`. What
+/// `linekit config verify` reports. `wall_now_s` checks `expires_at` when given.
 pub fn verify_envelope(
     text: &str,
     trust: &TrustConfig,
@@ -238,47 +285,73 @@ pub fn verify_envelope(
             "trust: lists no keys",
         ));
     }
-    let opened = open_document(text, Some(trust))?;
+    let v = verified(text, Some(trust))?;
     if let Some(now) = wall_now_s {
-        check_expiry(&opened.config, true, now)?;
+        check_expiry(&v.config, true, now)?;
     }
     Ok(Accepted {
-        config: opened.config,
-        key_ids: opened.key_ids,
+        config: v.config,
+        key_ids: v.key_ids,
     })
 }
 
-/// Opens the persisted last good config at start-up. It was verified when it was applied;
-/// here it must still be well formed, signed when the app's own config (`anchor`) or the
-/// config itself lists trusted keys (verified under either), and not past `expires_at`
-/// (reason `expired`): an expired config is never trusted again after a restart.
+/// Most rotations a persisted config's chain keeps (the oldest are dropped beyond it).
+pub const MAX_CHAIN: usize = 8;
+
+/// The trust a chain of accepted rotations leads to from the app's own trust `anchor`:
+/// each link (a config text that changed trust when it was accepted) moves the trust on
+/// only if it verifies under the trust reached so far, as its offer did (signed by the
+/// current keys and by the keys it introduces), and is newer than the link before. A link
+/// that does not is passed over, so the result is always reachable from the anchor by
+/// signed rotations; with no anchor the first link is the trust an install introduced.
+/// Returns the trust and the version of the last link used.
+fn chain_trust(chain: &[String], anchor: Option<&TrustConfig>) -> (Option<TrustConfig>, u64) {
+    let mut trust = active(anchor).cloned();
+    let mut version = None;
+    for link in chain {
+        let Ok(v) = verified(link, trust.as_ref()) else {
+            continue;
+        };
+        if version.is_some_and(|last| v.config.version <= last) {
+            continue;
+        }
+        version = Some(v.config.version);
+        if let Some(next) = active(v.config.trust.as_ref()) {
+            trust = Some(next.clone());
+        }
+    }
+    (trust, version.unwrap_or(0))
+}
+
+/// Opens the persisted last good config at start-up. It must verify under the trust its
+/// `chain` of rotations leads to from the app's own trust (`anchor`; see
+/// [`chain_trust`]), exactly as an offer under that trust would (signatures, validation,
+/// no removal of trust), be no older than the chain's last link, and not be past
+/// `expires_at` (reason `expired`): an expired config is never trusted again after a
+/// restart. Without an anchor a config that names trust must verify under it.
 pub fn open_persisted(
     text: &str,
+    chain: &[String],
     anchor: Option<&TrustConfig>,
     wall_now_s: u64,
 ) -> Result<Config, Rejection> {
-    let opened = open_document(text, None)?;
-    let own = active(opened.config.trust.as_ref());
-    let anchor = active(anchor);
-    if own.is_some() || anchor.is_some() {
-        let env = opened.envelope.as_ref().ok_or_else(|| {
-            Rejection::new(
-                ConfigReason::Unsigned,
-                "trust is configured: the persisted config is not signed",
-            )
-        })?;
-        let by_own = own.map(|t| env.verify(&TrustSet::new(t)));
-        let by_anchor = anchor.map(|t| env.verify(&TrustSet::new(t)));
-        match (by_own, by_anchor) {
-            (Some(Ok(_)), _) | (_, Some(Ok(_))) => {}
-            (Some(Err(e)), _) | (None, Some(Err(e))) => return Err(e),
-            (None, None) => {}
-        }
+    let (trust, chain_version) = chain_trust(chain, anchor);
+    let v = verified(text, trust.as_ref()).map_err(|r| match active(anchor) {
+        Some(_) => Rejection::new(
+            r.reason,
+            format!("not vouched for by the app's own trust: {}", r.detail),
+        ),
+        None => r,
+    })?;
+    if v.config.version < chain_version {
+        return Err(Rejection::new(
+            ConfigReason::NotNewer,
+            format!(
+                "version {} is older than its own chain (version {chain_version})",
+                v.config.version
+            ),
+        ));
     }
-    check_expiry(
-        &opened.config,
-        own.is_some() || anchor.is_some(),
-        wall_now_s,
-    )?;
-    Ok(opened.config)
+    check_expiry(&v.config, v.trusted, wall_now_s)?;
+    Ok(v.config)
 }

@@ -7,17 +7,22 @@
 //!
 //! Signatures cover the decoded `signed` bytes exactly (RFC 8032 Ed25519, pure, no
 //! prehash), so no JSON canonicalisation is involved: whatever bytes the signer had are
-//! what the engine verifies and then parses. [`Envelope::parse`] checks only the shape;
-//! [`Envelope::verify`] counts distinct trusted keys (not ids) with a strictly valid signature against
-//! the threshold. Both report a [`Rejection`] with a stable [`ConfigReason`] code.
+//! what the engine verifies and then parses. [`Envelope::parse`] checks only the shape (a
+//! `key_id` that is no valid key id, over 64 bytes say, is malformed: it is never
+//! shortened into another id); [`Envelope::parse_text`] also refuses a repeated JSON key.
+//! [`Envelope::verify`] checks each signature with `verify_strict` (no small-order key or
+//! signature point) and counts the distinct trusted *keys* with a valid signature against
+//! the threshold, so one key listed under two ids is one signer. Both report a
+//! [`Rejection`] with a stable [`ConfigReason`] code.
 
-use super::trust::{TrustSet, MAX_KEY_ID_LEN};
+use super::json::{self, JsonError};
+use super::trust::{key_id_problem, TrustSet};
 use crate::trace::reason::ConfigReason;
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use ed25519_dalek::{Signature, Signer, SigningKey};
 use serde_json::{json, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// Most signatures one envelope may carry.
@@ -107,6 +112,9 @@ impl Envelope {
                 .get("key_id")
                 .and_then(Value::as_str)
                 .ok_or_else(|| malformed(format!("signatures[{i}].key_id: expected a string")))?;
+            if let Some(why) = key_id_problem(key_id) {
+                return Err(malformed(format!("signatures[{i}].key_id: {why}")));
+            }
             let sig = item
                 .get("sig")
                 .and_then(Value::as_str)
@@ -115,11 +123,6 @@ impl Envelope {
                 .ok_or_else(|| {
                     malformed(format!("signatures[{i}].sig: expected base64 of 64 bytes"))
                 })?;
-            if key_id.chars().count() > MAX_KEY_ID_LEN {
-                return Err(malformed(format!(
-                    "signatures[{i}].key_id: longer than {MAX_KEY_ID_LEN} characters"
-                )));
-            }
             signatures.push(EnvelopeSignature {
                 key_id: key_id.to_string(),
                 sig,
@@ -128,15 +131,14 @@ impl Envelope {
         Ok(Envelope { signed, signatures })
     }
 
-    /// Parses envelope text.
+    /// Parses envelope text (strict JSON: a repeated key is malformed).
     pub fn parse_text(text: &str) -> Result<Envelope, Rejection> {
-        let value: Value =
-            serde_json::from_str(text).map_err(|_| malformed("envelope is not valid JSON"))?;
-        Self::parse(&value)
+        Self::parse(&parse_document(text)?)
     }
 
-    /// Verifies the signatures under `trust`; returns the distinct key ids whose
-    /// signatures are valid (at least the threshold), sorted.
+    /// Verifies the signatures under `trust`; returns the key ids whose signatures are
+    /// valid, one per distinct key (the first id that key signed under), sorted: at least
+    /// the threshold of them.
     ///
     /// With fewer than the threshold: `unsigned` when there is no signature at all,
     /// `bad_signature` when a trusted key's signature fails (tampering), `unknown_key`
@@ -148,8 +150,8 @@ impl Envelope {
                 "the envelope carries no signature",
             ));
         }
-        let mut valid = BTreeSet::new();
-        let mut distinct_keys = BTreeSet::new();
+        // Distinct key -> the first id it signed under.
+        let mut valid = BTreeMap::new();
         let mut bad = 0usize;
         let mut unknown = 0usize;
         for s in &self.signatures {
@@ -160,18 +162,20 @@ impl Envelope {
                         .verify_strict(&self.signed, &Signature::from_bytes(&s.sig))
                         .is_ok()
                     {
-                        valid.insert(s.key_id.clone());
-                        distinct_keys.insert(key.to_bytes());
+                        valid
+                            .entry(TrustSet::distinct(key))
+                            .or_insert_with(|| s.key_id.clone());
                     } else {
                         bad += 1;
                     }
                 }
             }
         }
-        if distinct_keys.len() >= trust.threshold() {
-            return Ok(valid.into_iter().collect());
+        if valid.len() >= trust.threshold() {
+            let ids: BTreeSet<String> = valid.into_values().collect();
+            return Ok(ids.into_iter().collect());
         }
-        let have = distinct_keys.len();
+        let have = valid.len();
         let need = trust.threshold();
         Err(if bad > 0 {
             Rejection::new(
@@ -212,6 +216,17 @@ impl Envelope {
             sig,
         });
     }
+}
+
+/// Parses a document that may be an envelope: strict JSON (see `config::json`), its
+/// errors as `malformed` with the path of a repeated key.
+pub(crate) fn parse_document(text: &str) -> Result<Value, Rejection> {
+    json::parse(text).map_err(|e| match e {
+        JsonError::DuplicateKey(path) => {
+            malformed(format!("envelope: {path}: {}", json::DUPLICATE_KEY))
+        }
+        JsonError::Syntax(_) => malformed("envelope is not valid JSON"),
+    })
 }
 
 /// Decodes a signing key: standard base64 of the 32-byte seed, or a `keygen` JSON

@@ -7,6 +7,7 @@ mod decode;
 pub mod envelope;
 mod fixed_hosts;
 mod httpdns_rules;
+mod json;
 pub mod limits;
 pub mod model;
 internal_mod!(provider_auth);
@@ -28,6 +29,6 @@ pub use rules::{is_valid_biz_name, is_valid_host, is_valid_host_pattern, MAX_REP
 pub use seal::{open, parse_key_hex, seal};
 pub use source::{
     check_update, resolve, resolve_at, AppConfigErrors, ConfigSource, ConfigSources, LastGoodStore,
-    Resolved,
+    Persisted, Resolved,
 };
 pub use validate::{parse_config, parse_config_with_warnings, validate, MAX_CONFIG_BYTES};

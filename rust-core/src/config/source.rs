@@ -4,10 +4,16 @@
 //! [`resolve`] tries the levels in that order; the first one that opens and validates wins,
 //! and every level that failed is recorded with its error so the engine can log *why* it
 //! fell back (the error texts carry no config content or keys). The hard-coded level cannot
-//! fail, so routing always has a config. One extra rule keeps "newest version wins": a
-//! remote config older than a valid last good one is skipped (a stale CDN copy or a
-//! rollback), so a restart never downgrades the config; and a last good config older than
-//! a valid sealed asset is skipped, so an app update's newer sealed config wins.
+//! fail, so routing always has a config. Extra rules keep "newest version wins": a remote
+//! config older than a valid last good one is skipped (a stale CDN copy or a rollback), so
+//! a restart never downgrades the config; a last good config older than the sealed asset
+//! is skipped (an app update ships a newer default, perhaps a new root of trust); and a
+//! last good config older than the highest version this install ever accepted (kept in
+//! its own file) is skipped as a rollback.
+//!
+//! The persisted config is opened under the app's own trust: the trust of `configJson` or
+//! the sealed asset, carried forward by the chain of rotations persisted with it
+//! ([`crate::config::accept::open_persisted`]).
 //!
 //! [`resolve`] also lists the validation problems of the app's own levels (the remote text
 //! as given at build time and the sealed asset once opened), each checked on its own
@@ -17,11 +23,15 @@
 //! After start-up, [`check_update`] decides whether a newly fetched remote config applies:
 //! only a strictly higher `version` does.
 //!
-//! [`LastGoodStore`] persists the last applied remote config text with a small header
-//! (format tag + FNV-1a 64 checksum) written atomically via [`crate::store::atomic_write`];
-//! a torn, foreign or bit-flipped file is reported as an error and ignored by the caller.
+//! [`LastGoodStore`] persists the last applied remote config text and its chain of
+//! rotations with a small header (format tag + FNV-1a 64 checksum) written atomically via
+//! [`crate::store::atomic_write`]; a torn, foreign or bit-flipped file is reported as an
+//! error and ignored by the caller. Beside it, in a file of its own, it keeps the highest
+//! version ever accepted, so deleting or losing the config file does not reopen rollback.
 
-use super::accept::open_persisted;
+use super::accept::{open_persisted, MAX_CHAIN, MAX_REMOTE_CONFIG_BYTES};
+use super::envelope::Rejection;
+use crate::trace::reason::ConfigReason;
 use super::model::{BizLine, Config, LineConfig};
 use super::seal::open;
 use super::validate::{parse_config, validate, MAX_CONFIG_BYTES};
@@ -51,6 +61,10 @@ pub struct ConfigSources {
     pub remote: Option<String>,
     /// Last good remote config text, if one was persisted.
     pub last_good: Option<String>,
+    /// The rotations persisted with it (config texts that changed trust, oldest first).
+    pub last_good_chain: Vec<String>,
+    /// The highest config version this install accepted (0: none).
+    pub highest_accepted: u64,
     /// Sealed asset text and the key that opens it.
     pub sealed: Option<(String, Vec<u8>)>,
     /// The final fallback; used as is (not validated).
@@ -68,6 +82,12 @@ pub struct Resolved {
     pub skipped: Vec<(ConfigSource, Error)>,
     /// The validation problems of the app's own levels, whichever level won.
     pub app_errors: AppConfigErrors,
+    /// The chain of rotations that leads from the app's own trust to the config's: the
+    /// persisted one when the last good config won, else empty.
+    pub chain: Vec<String>,
+    /// The version no remote config may go below: the highest accepted, or the version
+    /// of the last good config if that is higher.
+    pub floor: u64,
 }
 
 /// Every validation problem of the app's own config levels: `remote` as given at build
@@ -110,18 +130,49 @@ pub fn resolve_at(sources: &ConfigSources, wall_now_s: Option<u64>) -> Resolved 
         _ => None,
     })
     .collect();
+    let sealed_version = match &sealed {
+        Some(Ok(c)) => Some(c.version),
+        _ => None,
+    };
     let last_good = sources.last_good.as_deref().map(|text| {
-        open_persisted(text, anchor.as_ref(), wall_now_s.unwrap_or(0))
-            .map_err(|r| Error::ConfigRejected(r.to_string()))
-            .and_then(|lg| match &sealed {
-                // An app update that ships a newer sealed asset outranks what was persisted.
-                Some(Ok(s)) if s.version > lg.version => Err(Error::ConfigRejected(format!(
-                    "version {} is older than the sealed asset's version {}",
-                    lg.version, s.version
-                ))),
-                _ => Ok(lg),
-            })
+        let config = open_persisted(
+            text,
+            &sources.last_good_chain,
+            anchor.as_ref(),
+            wall_now_s.unwrap_or(0),
+        )?;
+        let older_than = |what: &str, v: u64| {
+            Rejection::new(
+                ConfigReason::NotNewer,
+                format!("version {} is older than {what} {v}", config.version),
+            )
+        };
+        if config.version < sources.highest_accepted {
+            return Err(older_than("the highest accepted version", sources.highest_accepted));
+        }
+        match sealed_version {
+            Some(v) if v > config.version => Err(older_than("the sealed asset's version", v)),
+            _ => Ok(config),
+        }
     });
+    let floor = match &last_good {
+        Some(Ok(c)) => c.version.max(sources.highest_accepted),
+        _ => sources.highest_accepted,
+    };
+    let last_good = last_good.map(|r| r.map_err(|r| Error::ConfigRejected(r.to_string())));
+    let chain = sources.last_good_chain.clone();
+    let resolved = |config, source, skipped| Resolved {
+        config,
+        source,
+        skipped,
+        app_errors,
+        chain: if source == ConfigSource::LastGood {
+            chain
+        } else {
+            Vec::new()
+        },
+        floor,
+    };
     if let Some(remote) = remote {
         let remote = remote.and_then(|c| match &last_good {
             Some(Ok(lg)) if c.version < lg.version => Err(Error::ConfigRejected(format!(
@@ -131,26 +182,21 @@ pub fn resolve_at(sources: &ConfigSources, wall_now_s: Option<u64>) -> Resolved 
             _ => Ok(c),
         });
         match remote {
-            Ok(config) => return resolved(config, ConfigSource::Remote, skipped, app_errors),
+            Ok(config) => return resolved(config, ConfigSource::Remote, skipped),
             Err(e) => skipped.push((ConfigSource::Remote, e)),
         }
     }
     match last_good {
-        Some(Ok(config)) => return resolved(config, ConfigSource::LastGood, skipped, app_errors),
+        Some(Ok(config)) => return resolved(config, ConfigSource::LastGood, skipped),
         Some(Err(e)) => skipped.push((ConfigSource::LastGood, e)),
         None => {}
     }
     match sealed {
-        Some(Ok(config)) => return resolved(config, ConfigSource::Sealed, skipped, app_errors),
+        Some(Ok(config)) => return resolved(config, ConfigSource::Sealed, skipped),
         Some(Err(e)) => skipped.push((ConfigSource::Sealed, e)),
         None => {}
     }
-    resolved(
-        sources.hard_coded.clone(),
-        ConfigSource::HardCoded,
-        skipped,
-        app_errors,
-    )
+    resolved(sources.hard_coded.clone(), ConfigSource::HardCoded, skipped)
 }
 
 fn open_sealed(text: &str, key: &[u8]) -> Result<Config> {
@@ -159,20 +205,6 @@ fn open_sealed(text: &str, key: &[u8]) -> Result<Config> {
             .map_err(|_| Error::Seal("opened config is not UTF-8".to_string()))?;
         parse_config(&text)
     })
-}
-
-fn resolved(
-    config: Config,
-    source: ConfigSource,
-    skipped: Vec<(ConfigSource, Error)>,
-    app_errors: AppConfigErrors,
-) -> Resolved {
-    Resolved {
-        config,
-        source,
-        skipped,
-        app_errors,
-    }
 }
 
 /// Whether `candidate` may replace a running config of version `current`: only a strictly
@@ -212,17 +244,34 @@ impl Config {
 }
 
 const STORE_TAG: &str = "linekit-last-good";
-const STORE_VERSION: u32 = 1;
+/// Format 2: the chain and the config, each as `<byte length>\n<text>`; format 1 (read
+/// only) was the config text alone.
+const STORE_VERSION: u32 = 2;
 const STORE_FILE: &str = "config.last_good";
+const FLOOR_TAG: &str = "linekit-config-floor";
+const FLOOR_VERSION: u32 = 1;
+const FLOOR_FILE: &str = "config.highest_version";
 
-/// Persists the last good remote config text in a storage directory.
+/// What [`LastGoodStore`] keeps: the last accepted config text and the rotations that lead
+/// to its trust from the app's own (config texts that changed trust, oldest first, at most
+/// [`MAX_CHAIN`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Persisted {
+    /// The config text (an envelope under trust).
+    pub config: String,
+    /// The chain of rotations.
+    pub chain: Vec<String>,
+}
+
+/// Persists the last good remote config text (and its chain) and the highest version
+/// accepted, each in its own file of a storage directory.
 #[derive(Debug, Clone)]
 pub struct LastGoodStore {
     dir: PathBuf,
 }
 
 impl LastGoodStore {
-    /// A store keeping its file in `dir` (which must exist).
+    /// A store keeping its files in `dir` (which must exist).
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         LastGoodStore { dir: dir.into() }
     }
@@ -232,25 +281,105 @@ impl LastGoodStore {
         self.dir.join(STORE_FILE)
     }
 
-    /// The persisted text: `Ok(None)` if nothing was saved yet; an error if the file is
-    /// unreadable, too large, not ours or fails its checksum (the caller logs and ignores it).
-    pub fn load(&self) -> Result<Option<String>> {
-        let path = self.path();
-        let Some(bytes) = read_limited(&path, MAX_CONFIG_BYTES + 128)? else {
-            return Ok(None);
-        };
-        let (_, body) = decode_checked(&path, bytes, STORE_TAG, STORE_VERSION)?;
-        Ok(Some(body))
+    /// The file the highest accepted version is kept in.
+    pub fn floor_path(&self) -> PathBuf {
+        self.dir.join(FLOOR_FILE)
     }
 
-    /// Atomically replaces the persisted text.
-    pub fn save(&self, text: &str) -> Result<()> {
-        let file = encode_checked(STORE_TAG, STORE_VERSION, text);
+    /// The persisted config text (see [`LastGoodStore::load_persisted`]).
+    pub fn load(&self) -> Result<Option<String>> {
+        Ok(self.load_persisted()?.map(|p| p.config))
+    }
+
+    /// The persisted config and chain: `Ok(None)` if nothing was saved yet; an error if
+    /// the file is unreadable, too large, not ours, fails its checksum or its framing
+    /// (the caller logs and ignores it).
+    pub fn load_persisted(&self) -> Result<Option<Persisted>> {
+        let path = self.path();
+        let limit = MAX_CONFIG_BYTES.max((MAX_CHAIN + 1) * (MAX_REMOTE_CONFIG_BYTES + 24)) + 128;
+        let Some(bytes) = read_limited(&path, limit)? else {
+            return Ok(None);
+        };
+        let (version, body) = decode_checked(&path, bytes, STORE_TAG, STORE_VERSION)?;
+        if version < 2 {
+            return Ok(Some(Persisted {
+                config: body,
+                chain: Vec::new(),
+            }));
+        }
+        let mut items = unframe(&body).ok_or_else(|| {
+            Error::Store(format!("{} is corrupt: bad framing", path.display()))
+        })?;
+        let config = items
+            .pop()
+            .ok_or_else(|| Error::Store(format!("{} is corrupt: empty", path.display())))?;
+        Ok(Some(Persisted {
+            config,
+            chain: items,
+        }))
+    }
+
+    /// Atomically replaces the persisted config text and its chain (only the newest
+    /// [`MAX_CHAIN`] links are kept).
+    pub fn save(&self, text: &str, chain: &[String]) -> Result<()> {
+        let chain = &chain[chain.len().saturating_sub(MAX_CHAIN)..];
+        let mut body = String::new();
+        for item in chain.iter().map(String::as_str).chain([text]) {
+            body.push_str(&format!("{}\n{item}", item.len()));
+        }
+        let file = encode_checked(STORE_TAG, STORE_VERSION, &body);
         atomic_write(&self.path(), file.as_bytes())
+    }
+
+    /// The highest version accepted so far (0 when none was recorded). A missing,
+    /// unreadable or corrupt file counts as 0, with a warning for the last two.
+    pub fn load_floor(&self) -> u64 {
+        let path = self.floor_path();
+        let stored = read_limited(&path, 256).and_then(|bytes| {
+            bytes
+                .map(|b| decode_checked(&path, b, FLOOR_TAG, FLOOR_VERSION))
+                .transpose()
+        });
+        match stored {
+            Ok(None) => 0,
+            Ok(Some((_, body))) => body.trim().parse().unwrap_or_else(|_| {
+                log::warn!("linekit: {} is corrupt; ignoring it", path.display());
+                0
+            }),
+            Err(e) => {
+                log::warn!("linekit: ignoring the highest accepted version: {e}");
+                0
+            }
+        }
+    }
+
+    /// Atomically records `version` as the highest accepted.
+    pub fn save_floor(&self, version: u64) -> Result<()> {
+        let file = encode_checked(FLOOR_TAG, FLOOR_VERSION, &version.to_string());
+        atomic_write(&self.floor_path(), file.as_bytes())
     }
 
     /// The storage directory.
     pub fn dir(&self) -> &Path {
         &self.dir
     }
+}
+
+/// The items of a format-2 body: each `<decimal byte length>\n<that many bytes>`.
+fn unframe(mut body: &str) -> Option<Vec<String>> {
+    let mut items = Vec::new();
+    while !body.is_empty() {
+        let (len, rest) = body.split_once('\n')?;
+        if len.is_empty() || len.len() > 9 || !len.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let len: usize = len.parse().ok()?;
+        let item = rest.get(..len)?;
+        items.push(item.to_string());
+        body = &rest[len..];
+        if items.len() > MAX_CHAIN + 1 {
+            return None;
+        }
+    }
+    Some(items)
 }

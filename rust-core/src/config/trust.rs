@@ -5,14 +5,15 @@
 //! `configJson`) is the root of trust and every accepted remote config names the keys for
 //! the next one: a rotation is a config that lists new keys and is signed by the current
 //! ones. [`TrustSet`] is the decoded form used to verify envelopes; it counts signatures by
-//! *distinct key*, so one key signing twice, or listed under two ids, never meets a
-//! threshold of two.
+//! *distinct key*, compared by its bytes, so neither one key signing twice nor one key
+//! listed under two ids ever meets a threshold of two.
 //!
-//! A key is accepted only if it is a canonical encoding of a point outside the small-order
-//! subgroup: with a small-order key (the all-zero placeholder is one) a signature can be
-//! forged without any private key, and signatures are checked with `verify_strict`, which
-//! refuses small-order `R` components and non-canonical encodings as well.
-
+//! A key is only trusted when [`decode_key`] accepts it: 32 bytes that are the canonical
+//! encoding of a curve point (re-encoding the point gives the same bytes) and not of a
+//! small-order point. A small-order key, the all-zero placeholder among them, lets anyone
+//! forge a signature that plain RFC 8032 verification accepts, so such a key is refused
+//! where it is written (validation, `linekit config check`), and signatures are checked
+//! with `verify_strict`, which refuses small-order keys and signature points too.
 use super::decode::Decode;
 use super::rules::Findings;
 use base64::engine::general_purpose::STANDARD;
@@ -24,6 +25,15 @@ use std::collections::BTreeMap;
 
 /// Most keys one trust section may list.
 pub const MAX_KEYS: usize = 16;
+/// Longest key id, in bytes, in a trust section and in an envelope's `key_id`.
+pub const MAX_KEY_ID_LEN: usize = 64;
+
+/// What is wrong with a key id, if anything: 1 to [`MAX_KEY_ID_LEN`] bytes, no control
+/// character. An envelope's `key_id` obeys the same rule (it is refused, never shortened).
+pub fn key_id_problem(id: &str) -> Option<&'static str> {
+    (id.is_empty() || id.len() > MAX_KEY_ID_LEN || id.chars().any(char::is_control))
+        .then_some("must be 1 to 64 printable characters (at most 64 bytes)")
+}
 
 /// The keys remote configs must be signed with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, SmartDefault, Decode)]
@@ -54,9 +64,6 @@ impl TrustConfig {
     }
 }
 
-/// Most characters of a key id, in a trust section and in a signature alike.
-pub const MAX_KEY_ID_LEN: usize = 64;
-
 /// Decoded trusted keys, by id.
 #[derive(Debug, Clone)]
 pub struct TrustSet {
@@ -65,8 +72,10 @@ pub struct TrustSet {
 }
 
 impl TrustSet {
-    /// Decodes a (validated) trust section; keys that do not decode are left out, so a
-    /// broken key can only make verification fail, never pass.
+    /// Decodes a (validated) trust section; keys that [`decode_key`] refuses are left out,
+    /// so a broken or weak key can only make verification fail, never pass. Signatures
+    /// are counted per distinct key ([`TrustSet::distinct`]), so a key listed twice counts
+    /// once whatever validation said.
     pub fn new(trust: &TrustConfig) -> TrustSet {
         let keys = trust
             .keys
@@ -93,10 +102,17 @@ impl TrustSet {
     pub fn is_empty(&self) -> bool {
         self.keys.is_empty()
     }
+
+    /// What a signature by `key` counts as toward the threshold: the key's bytes, so two
+    /// ids of one key are one signer.
+    pub fn distinct(key: &VerifyingKey) -> [u8; 32] {
+        key.to_bytes()
+    }
 }
 
-/// Decodes a standard-base64 32-byte Ed25519 public key, refusing encodings that are not
-/// canonical (the point re-encodes to other bytes) and weak keys (small order).
+/// Decodes a standard-base64 32-byte Ed25519 public key, refusing bytes that are no curve
+/// point, a non-canonical encoding of one (y not below the field prime, or the sign of a
+/// zero x set) and a small-order point (see the module docs).
 pub fn decode_key(b64: &str) -> Result<VerifyingKey, String> {
     let bytes = STANDARD
         .decode(b64.trim())
@@ -108,43 +124,81 @@ pub fn decode_key(b64: &str) -> Result<VerifyingKey, String> {
     let key =
         VerifyingKey::from_bytes(&raw).map_err(|_| "not a valid Ed25519 public key".to_string())?;
     if key.to_edwards().compress().to_bytes() != raw {
-        return Err("not a canonical Ed25519 point encoding".to_string());
+        return Err("not the canonical encoding of an Ed25519 public key".to_string());
     }
     if key.is_weak() {
         return Err(
-            "a weak Ed25519 key (small order): signatures under it can be forged".to_string(),
+            "a small-order Ed25519 point (a weak key: signatures under it can be forged)"
+                .to_string(),
         );
     }
     Ok(key)
 }
 
+/// The trust of a document: a config's `trust` (the whole config validated) or a bare
+/// `{"keys":[..],"threshold":N}` (validated as a section). Strict JSON either way; the
+/// errors carry field paths. What `linekit config verify --trust FILE` reads.
+pub fn trust_document(text: &str) -> crate::Result<TrustConfig> {
+    let value = super::json::parse(text).map_err(super::validate::json_error)?;
+    if value.get("trust").is_some() {
+        let config = super::validate::parse_config(text)?;
+        return Ok(config.trust.unwrap_or_default());
+    }
+    let trust: TrustConfig = serde_json::from_value(value).map_err(|e| {
+        crate::Error::InvalidConfig(vec![crate::error::FieldError::new(
+            "",
+            format!("not a trust section: {e}"),
+        )])
+    })?;
+    validate_section(&trust)?;
+    Ok(trust)
+}
+
+/// Checks a trust section on its own (keys and threshold, not `expires_at`): what
+/// `linekit config verify` applies to a bare trust document. Errors carry paths below
+/// `trust`.
+pub fn validate_section(trust: &TrustConfig) -> crate::Result<()> {
+    let mut f = Findings::default();
+    check_section(trust, &mut f);
+    let errors = f.into_errors();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(crate::Error::InvalidConfig(errors))
+    }
+}
+
 /// The semantic rules of `trust` and of `expires_at` next to it.
 pub(crate) fn check(trust: &TrustConfig, expires_at: Option<u64>, f: &mut Findings) {
+    check_section(trust, f);
+    if trust.is_active() && expires_at.is_none() && !f.dirty("expires_at") {
+        f.rule("expires_at", "required when trust lists keys");
+    }
+}
+
+/// The rules of the section itself: ids, keys (each valid, none listed twice) and the
+/// threshold.
+fn check_section(trust: &TrustConfig, f: &mut Findings) {
     if trust.keys.len() > MAX_KEYS {
         f.rule("trust.keys", format!("at most {MAX_KEYS} keys"));
     }
-    let mut seen = std::collections::HashSet::new();
-    let mut seen_keys = std::collections::HashSet::new();
+    let mut ids = std::collections::HashSet::new();
+    let mut keys = BTreeMap::new();
     for (i, key) in trust.keys.iter().enumerate() {
         let path = format!("trust.keys[{i}]");
-        if key.id.is_empty()
-            || key.id.chars().count() > MAX_KEY_ID_LEN
-            || key.id.chars().any(char::is_control)
-        {
-            f.rule(
-                &format!("{path}.id"),
-                format!("must be 1 to {MAX_KEY_ID_LEN} printable characters"),
-            );
-        } else if !seen.insert(key.id.as_str()) {
+        if let Some(why) = key_id_problem(&key.id) {
+            f.rule(&format!("{path}.id"), why);
+        } else if !ids.insert(key.id.as_str()) {
             f.rule(&format!("{path}.id"), "key id is listed twice");
         }
         match decode_key(&key.ed25519) {
             Err(why) => f.rule(&format!("{path}.ed25519"), why),
-            Ok(decoded) => {
-                if !seen_keys.insert(decoded.to_bytes()) {
+            Ok(k) => {
+                let first = *keys.entry(TrustSet::distinct(&k)).or_insert(i);
+                if first != i {
                     f.rule(
                         &format!("{path}.ed25519"),
-                        "the same key is listed under another id",
+                        format!("the same key as trust.keys[{first}] (a key may be listed once)"),
                     );
                 }
             }
@@ -157,8 +211,5 @@ pub(crate) fn check(trust: &TrustConfig, expires_at: Option<u64>, f: &mut Findin
             "trust.threshold",
             format!("must not exceed the number of keys ({})", trust.keys.len()),
         );
-    }
-    if trust.is_active() && expires_at.is_none() && !f.dirty("expires_at") {
-        f.rule("expires_at", "required when trust lists keys");
     }
 }

@@ -17,6 +17,7 @@
 //! Unknown fields are ignored (forward compatibility).
 
 use super::decode::document;
+use super::json::{self, JsonError};
 use super::model::Config;
 use super::provider_auth::AuthKind;
 use super::rules::{self, Findings};
@@ -43,7 +44,8 @@ pub fn parse_config_with_warnings(text: &str) -> Result<(Config, Vec<FieldError>
     decode_with_warnings(&parse_json(text)?)
 }
 
-/// Step 1: the size check and the JSON parse, with their errors as config errors.
+/// Step 1: the size check and the strict JSON parse (a repeated key is an error at its
+/// path), with their errors as config errors.
 pub(crate) fn parse_json(text: &str) -> Result<Value> {
     if text.len() > MAX_CONFIG_BYTES {
         return Err(invalid(format!(
@@ -52,7 +54,17 @@ pub(crate) fn parse_json(text: &str) -> Result<Value> {
         )));
     }
     // serde_json's syntax messages are fixed phrases plus line/column: no content.
-    serde_json::from_str(text).map_err(|e| invalid(format!("not valid JSON: {e}")))
+    json::parse(text).map_err(json_error)
+}
+
+/// A strict JSON error as a config error: a repeated key at its path.
+pub(crate) fn json_error(e: JsonError) -> Error {
+    match e {
+        JsonError::DuplicateKey(path) => {
+            Error::InvalidConfig(vec![FieldError::new(&path, json::DUPLICATE_KEY)])
+        }
+        syntax => invalid(syntax.to_string()),
+    }
 }
 
 /// Steps 2 and 3 on a parsed document: what [`parse_config`] does after parsing.

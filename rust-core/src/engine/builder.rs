@@ -135,16 +135,23 @@ impl LineKitBuilder {
                 }
             });
         let last_good = storage_dir.as_ref().map(LastGoodStore::new);
-        let persisted = last_good.as_ref().and_then(|s| match s.load() {
-            Ok(text) => text,
+        let persisted = last_good.as_ref().and_then(|s| match s.load_persisted() {
+            Ok(persisted) => persisted,
             Err(e) => {
                 log::warn!("linekit: ignoring the persisted config: {e}");
                 None
             }
         });
+        let highest_accepted = last_good.as_ref().map_or(0, LastGoodStore::load_floor);
+        let (persisted, last_good_chain) = match persisted {
+            Some(p) => (Some(p.config), p.chain),
+            None => (None, Vec::new()),
+        };
         let sources = ConfigSources {
             remote: self.config_json,
             last_good: persisted,
+            last_good_chain,
+            highest_accepted,
             sealed: self.sealed,
             hard_coded: self.hard_coded.unwrap_or_default(),
         };
@@ -171,6 +178,8 @@ impl LineKitBuilder {
                 None => fastrand::u64(..),
             }),
             last_good,
+            chain: resolved.chain,
+            floor: resolved.floor,
             storage_dir,
             transport: self.transport,
             mode: self.mode,

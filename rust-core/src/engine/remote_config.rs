@@ -27,16 +27,23 @@
 //! **Rejections never lose data.** A rejected document leaves the config in force and the
 //! persisted last good config untouched; it is reported with its reason code in the
 //! returned [`ConfigUpdate`], a trace event and the URL's `last_outcome`.
+//!
+//! **What is persisted.** An accepted document is saved with the chain of rotations that
+//! leads to its trust from the app's own config (each accepted document that changed
+//! `trust` is appended), so the next start can open it under the app's root of trust; and
+//! the highest version accepted is saved in its own file and kept as the floor below which
+//! no offer applies, whatever config is in force.
 
 use super::lock_order::{Guard, Rank, Ranked};
 use super::requests::Pending;
 use super::routing::State;
 use super::state::{ConfigFetch, ConfigState, SkippedSource};
 use super::{ConfigUpdate, Inner, Publication};
-use crate::config::accept::{check_offer, Verdict};
+use crate::config::accept::{check_offer, Verdict, MAX_CHAIN};
 use crate::config::envelope::Rejection;
 use crate::config::remote::RemoteConfig;
 use crate::config::source::{ConfigSource, LastGoodStore};
+use crate::config::trust::TrustConfig;
 use crate::config::Config;
 use crate::runtime::TimerId;
 use crate::trace::reason::ConfigReason;
@@ -62,17 +69,26 @@ pub(super) struct RemoteChannel {
 
 impl RemoteChannel {
     /// A channel with no remote section yet (the first [`Self::apply`] brings it), for a
-    /// start-up config from `source` after skipping `skipped`.
+    /// start-up config from `source` after skipping `skipped`; `last_good` is the store
+    /// and the chain of the start-up config, `floor` the version no offer may go below.
     pub(super) fn new(
         source: ConfigSource,
         skipped: Vec<(ConfigSource, String)>,
-        last_good: Option<LastGoodStore>,
+        last_good: Option<(LastGoodStore, Vec<String>)>,
+        floor: u64,
         seed: u64,
         now: u64,
     ) -> Self {
+        let (last_good, chain) = match last_good {
+            Some((store, chain)) => (Some(store), chain),
+            None => (None, Vec::new()),
+        };
+        let mut state = RemoteState::new(source, skipped, seed, now);
+        state.chain = chain;
+        state.floor = floor;
         RemoteChannel {
             update: Ranked::new(Rank::Update, ()),
-            state: Ranked::new(Rank::Remote, RemoteState::new(source, skipped, seed, now)),
+            state: Ranked::new(Rank::Remote, state),
             last_good,
             startup_source: source,
         }
@@ -93,21 +109,44 @@ impl RemoteChannel {
     /// cleared) and becomes the source, with a fresh expiry state. Returns whether a first
     /// fetch round is due: this config brings `remote.urls` to a channel that had none, and
     /// no round is scheduled or running.
+    /// An accepted document that changes `trust` is appended to the chain, and its
+    /// version raises the floor.
     pub(super) fn apply(&self, config: &Config, how: &Publication<'_>, persist: bool) -> bool {
+        let has_remote = config.remote.as_ref().is_some_and(|r| !r.urls.is_empty());
+        let trust = config.trust.clone().filter(TrustConfig::is_active);
+        let (first, save) = {
+            let mut st = self.state.lock();
+            let save = match how {
+                Publication::Startup => None,
+                Publication::Accepted(text) => {
+                    st.source = ConfigSource::Remote;
+                    st.expired = false;
+                    if trust != st.trust {
+                        st.chain.push(text.to_string());
+                        let excess = st.chain.len().saturating_sub(MAX_CHAIN);
+                        st.chain.drain(..excess);
+                    }
+                    let raised = (config.version > st.floor).then_some(config.version);
+                    st.floor = st.floor.max(config.version);
+                    Some((text, st.chain.clone(), raised))
+                }
+            };
+            st.trust = trust;
+            let first = has_remote && !st.configured && st.timer.is_none() && st.round.is_none();
+            st.configured = has_remote;
+            (first, save)
+        };
         let store = self.last_good.as_ref().filter(|_| persist);
-        if let (Publication::Accepted(text), Some(store)) = (how, store) {
-            if let Err(e) = store.save(text) {
+        if let (Some((text, chain, raised)), Some(store)) = (save, store) {
+            if let Err(e) = store.save(text, &chain) {
                 log::warn!("linekit: could not persist the applied config: {e}");
             }
+            if let Some(version) = raised {
+                if let Err(e) = store.save_floor(version) {
+                    log::warn!("linekit: could not persist the highest accepted version: {e}");
+                }
+            }
         }
-        let has_remote = config.remote.as_ref().is_some_and(|r| !r.urls.is_empty());
-        let mut st = self.state.lock();
-        if let Publication::Accepted(_) = how {
-            st.source = ConfigSource::Remote;
-            st.expired = false;
-        }
-        let first = has_remote && !st.configured && st.timer.is_none() && st.round.is_none();
-        st.configured = has_remote;
         first
     }
 }
@@ -139,6 +178,12 @@ struct RemoteState {
     etags: HashMap<String, String>,
     /// Last outcome per URL, in `remote.urls` order of the round that set it.
     outcomes: Vec<(String, String)>,
+    /// The trust of the config in force (only when it lists keys).
+    trust: Option<TrustConfig>,
+    /// The rotations from the app's own trust to `trust`.
+    chain: Vec<String>,
+    /// The highest version accepted: no offer below it applies.
+    floor: u64,
 }
 
 struct Round {
@@ -169,6 +214,9 @@ impl RemoteState {
             last_success_at: None,
             etags: HashMap::new(),
             outcomes: Vec::new(),
+            trust: None,
+            chain: Vec::new(),
+            floor: 0,
         }
     }
 
@@ -273,7 +321,8 @@ impl Inner {
         let serial = self.remote.serialise();
         let current = self.routing.load();
         let version = current.topology.config.version;
-        let checked = check_offer(text, &current.topology.config, self.wall_now_s());
+        let floor = self.remote.state.lock().floor;
+        let checked = check_offer(text, &current.topology.config, floor, self.wall_now_s());
         let offer = match checked {
             Verdict::Accepted(accepted) => {
                 match State::build(

@@ -30,7 +30,7 @@ fn reason(v: &Verdict) -> Option<ConfigReason> {
 
 #[test]
 fn the_version_in_force_served_again_is_in_force_not_a_rejection() {
-    let v = check_offer(&doc(2, None), &in_force(2), NOW_S);
+    let v = check_offer(&doc(2, None), &in_force(2), 0, NOW_S);
     assert!(matches!(v, Verdict::InForce(_)), "{v:?}");
     assert_eq!(reason(&v), Some(ConfigReason::NotNewer));
     // `check_remote` still refuses it as not newer.
@@ -40,20 +40,20 @@ fn the_version_in_force_served_again_is_in_force_not_a_rejection() {
 
 #[test]
 fn rollbacks_expired_copies_and_version_zero_are_rejections() {
-    let rollback = check_offer(&doc(1, None), &in_force(2), NOW_S);
+    let rollback = check_offer(&doc(1, None), &in_force(2), 0, NOW_S);
     assert!(matches!(rollback, Verdict::Rejected(_)), "{rollback:?}");
     assert_eq!(reason(&rollback), Some(ConfigReason::NotNewer));
-    let expired = check_offer(&doc(2, Some(NOW_S)), &in_force(2), NOW_S);
+    let expired = check_offer(&doc(2, Some(NOW_S)), &in_force(2), 0, NOW_S);
     assert!(matches!(expired, Verdict::Rejected(_)), "{expired:?}");
-    let zero = check_offer(&doc(0, None), &Config::default(), NOW_S);
+    let zero = check_offer(&doc(0, None), &Config::default(), 0, NOW_S);
     assert!(matches!(zero, Verdict::Rejected(_)), "{zero:?}");
-    let invalid = check_offer("{", &in_force(2), NOW_S);
+    let invalid = check_offer("{", &in_force(2), 0, NOW_S);
     assert_eq!(reason(&invalid), Some(ConfigReason::Invalid));
 }
 
 #[test]
 fn a_newer_document_is_accepted() {
-    let v = check_offer(&doc(3, Some(NOW_S + 1)), &in_force(2), NOW_S);
+    let v = check_offer(&doc(3, Some(NOW_S + 1)), &in_force(2), 0, NOW_S);
     let Verdict::Accepted(accepted) = v else {
         panic!("expected Accepted, got {v:?}");
     };

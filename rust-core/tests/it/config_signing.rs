@@ -270,7 +270,7 @@ fn rotation_applies_only_when_signed_by_the_current_keys_and_the_new_ones() {
     let accepted = check_remote(&both, &current(), NOW_S).unwrap();
     assert_eq!(accepted.key_ids, vec!["k1"]);
     // It opens under its own trust later, whatever the app's own config trusts.
-    assert!(open_persisted(&both, None, NOW_S).is_ok());
+    assert!(open_persisted(&both, &[], None, NOW_S).is_ok());
     let after = accepted.config;
     let next = trusted_config(12, &trust(&[("k2", &k2)], 1), LATER_S, "");
     assert!(check_remote(&envelope(&next, &[("k2", &k2)]), &after, NOW_S).is_ok());
@@ -299,14 +299,14 @@ fn a_persisted_config_past_its_expiry_is_refused_with_expired() {
     let k1 = key(1);
     let t1 = trust(&[("k1", &k1)], 1);
     let doc = envelope(&trusted_config(5, &t1, NOW_S + 10, ""), &[("k1", &k1)]);
-    assert!(open_persisted(&doc, None, NOW_S).is_ok());
-    let r = open_persisted(&doc, None, NOW_S + 10).unwrap_err();
+    assert!(open_persisted(&doc, &[], None, NOW_S).is_ok());
+    let r = open_persisted(&doc, &[], None, NOW_S + 10).unwrap_err();
     assert_eq!(r.reason, ConfigReason::Expired);
     // Unsigned while the app's own config has trust.
     let anchor: TrustConfig = serde_json::from_str(&t1).unwrap();
     let bare = config(5, "");
     assert_eq!(
-        open_persisted(&bare, Some(&anchor), NOW_S)
+        open_persisted(&bare, &[], Some(&anchor), NOW_S)
             .unwrap_err()
             .reason,
         ConfigReason::Unsigned

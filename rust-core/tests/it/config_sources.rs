@@ -37,6 +37,7 @@ fn remote_over_last_good(remote: String, last_good: String) -> Resolved {
         last_good: Some(last_good),
         sealed: None,
         hard_coded: hard_coded(),
+        ..ConfigSources::default()
     })
 }
 
@@ -78,6 +79,7 @@ fn a_valid_remote_config_wins() {
             KEY.to_vec(),
         )),
         hard_coded: hard_coded(),
+        ..ConfigSources::default()
     });
     assert_eq!(r.source, ConfigSource::Remote);
     assert_eq!(line_host(&r.config), "https://remote.example.com");
@@ -132,6 +134,7 @@ fn a_tampered_sealed_config_is_rejected_and_the_next_source_used() {
         last_good: None,
         sealed: Some((tampered, KEY.to_vec())),
         hard_coded: hard_coded(),
+        ..ConfigSources::default()
     });
     assert_eq!(r.source, ConfigSource::HardCoded);
     assert_eq!(r.config, hard_coded());
@@ -186,6 +189,7 @@ fn when_everything_is_broken_the_hard_coded_config_is_used() {
         last_good: Some(r#"{"version": 1}"#.into()),
         sealed: Some(("!!!".into(), KEY.to_vec())),
         hard_coded: Config::default(),
+        ..ConfigSources::default()
     });
     assert_eq!(r.source, ConfigSource::HardCoded);
     assert_eq!(r.config, Config::default());
@@ -213,10 +217,10 @@ fn last_good_store_round_trip() {
     let store = LastGoodStore::new(dir.path());
     assert_eq!(store.load(), Ok(None), "missing file is not an error");
     let first = config_text(3, "a.example.com");
-    store.save(&first).expect("save");
+    store.save(&first, &[]).expect("save");
     assert_eq!(store.load(), Ok(Some(first)));
     let second = config_text(4, "b.example.com");
-    store.save(&second).expect("save again");
+    store.save(&second, &[]).expect("save again");
     assert_eq!(store.load(), Ok(Some(second.clone())));
     assert_eq!(
         entries(dir.path()),
@@ -234,6 +238,7 @@ fn last_good_store_round_trip() {
         last_good: store.load().expect("load"),
         sealed: None,
         hard_coded: hard_coded(),
+        ..ConfigSources::default()
     });
     assert_eq!(r.source, ConfigSource::LastGood);
     assert_eq!(r.config.version, 4);
@@ -243,7 +248,9 @@ fn last_good_store_round_trip() {
 fn a_corrupt_last_good_file_is_reported_and_ignored() {
     let dir = TempDir::new("corrupt");
     let store = LastGoodStore::new(dir.path());
-    store.save(&config_text(3, "a.example.com")).expect("save");
+    store
+        .save(&config_text(3, "a.example.com"), &[])
+        .expect("save");
     let saved = std::fs::read(store.path()).expect("read");
 
     // Torn write, flipped bit, foreign file, binary junk: all errors, never panics.
@@ -274,7 +281,7 @@ fn a_corrupt_last_good_file_is_reported_and_ignored() {
     }
 
     // A file bigger than any config is refused without reading it whole.
-    std::fs::write(store.path(), vec![b' '; 2 * 1024 * 1024]).expect("write");
+    std::fs::write(store.path(), vec![b' '; 4 * 1024 * 1024]).expect("write");
     assert!(matches!(store.load(), Err(Error::Store(why)) if why.contains("larger")));
 }
 
