@@ -136,3 +136,136 @@ fn sign_refuses_invalid_configs_and_keys_on_the_command_line() {
     assert_eq!(code, 1);
     assert!(!err.contains("hello"), "key material is never echoed");
 }
+
+/// The identity point: a small-order key under which `R = identity, S = 0` is a valid
+/// plain RFC 8032 signature of every message.
+fn identity_key() -> String {
+    let mut raw = [0u8; 32];
+    raw[0] = 1;
+    base64::Engine::encode(&base64::engine::general_purpose::STANDARD, raw)
+}
+
+/// An envelope over `text` whose signatures are each `sig` (base64) under the ids given.
+fn raw_envelope(text: &str, ids: &[&str], sig: &str) -> String {
+    let signed = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, text);
+    let sigs: Vec<String> = ids
+        .iter()
+        .map(|id| format!(r#"{{"key_id":"{id}","sig":"{sig}"}}"#))
+        .collect();
+    format!(
+        r#"{{"signed":"{signed}","signatures":[{}]}}"#,
+        sigs.join(",")
+    )
+}
+
+#[test]
+fn check_and_verify_refuse_weak_keys_forgeries_and_repeated_keys() {
+    let dir = TempDir::new("cli-signing-strict");
+    let zero = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+    // `config check`: the all-zero and the identity key are refused with their path.
+    for weak in [zero.to_string(), identity_key()] {
+        let trust = format!(r#"{{"keys":[{{"id":"k1","ed25519":"{weak}"}}],"threshold":1}}"#);
+        let file = dir.write("weak.json", &trusted_config(3, &trust, LATER_S, ""));
+        let (code, out, _) = cli(&["config", "check", &file]);
+        assert_eq!(code, 1, "{out}");
+        let report = json_of(&out);
+        assert_eq!(
+            report["errors"][0]["path"], "trust.keys[0].ed25519",
+            "{out}"
+        );
+        assert!(
+            report["errors"][0]["error"]
+                .as_str()
+                .unwrap()
+                .contains("small order"),
+            "{out}"
+        );
+    }
+    // `config verify` under a trust file naming the identity key: the keyless forgery
+    // (R = identity, S = 0) is refused because the trust file is.
+    let weak_trust = format!(
+        r#"{{"keys":[{{"id":"k1","ed25519":"{}"}}],"threshold":1}}"#,
+        identity_key()
+    );
+    let weak_trust_file = dir.write("weak-trust.json", &weak_trust);
+    let forged_sig = {
+        let mut sig = [0u8; 64];
+        sig[0] = 1;
+        base64::Engine::encode(&base64::engine::general_purpose::STANDARD, sig)
+    };
+    let forgery = raw_envelope(
+        &trusted_config(4, &weak_trust, LATER_S, ""),
+        &["k1"],
+        &forged_sig,
+    );
+    let forgery_file = dir.write("forgery.json", &forgery);
+    let (code, out, err) = verify_with_trust(&weak_trust_file, &NOW_S.to_string(), &forgery_file);
+    assert_eq!((code, out.as_str()), (1, ""), "{out}");
+    let e = error_of(&err);
+    assert!(e.starts_with("trust: ") && e.contains("small order"), "{e}");
+
+    // One key under two ids, threshold 2: the trust file is refused.
+    let k1 = key(1);
+    let two_ids = trust(&[("a", &k1), ("b", &k1)], 2);
+    let two_ids_file = dir.write("two-ids.json", &two_ids);
+    let env_file = dir.write(
+        "two-ids-env.json",
+        &envelope(
+            &trusted_config(4, &two_ids, LATER_S, ""),
+            &[("a", &k1), ("b", &k1)],
+        ),
+    );
+    let (code, _, err) = verify_with_trust(&two_ids_file, &NOW_S.to_string(), &env_file);
+    assert_eq!(code, 1);
+    assert!(error_of(&err).contains("trust.keys[1].ed25519"), "{err}");
+
+    // A key id one byte over the limit is malformed, not cut to the trusted id.
+    let id = "k".repeat(64);
+    let t = trust(&[(&id, &k1)], 1);
+    let t_file = dir.write("long-id-trust.json", &t);
+    let longer = format!("{id}x");
+    let long_env = dir.write(
+        "long-id.json",
+        &envelope(&trusted_config(4, &t, LATER_S, ""), &[(&longer, &k1)]),
+    );
+    let (code, _, err) = verify_with_trust(&t_file, &NOW_S.to_string(), &long_env);
+    assert_eq!(code, 1);
+    assert!(error_of(&err).starts_with("malformed: "), "{err}");
+
+    // Repeated keys: in the trust file, in the envelope and in the signed payload.
+    let t1 = trust(&[("k1", &k1)], 1);
+    let t1_file = dir.write("t1.json", &t1);
+    let repeated_trust = dir.write(
+        "repeated-trust.json",
+        &t1.replacen(r#""threshold":1"#, r#""threshold":1,"threshold":1"#, 1),
+    );
+    let good = envelope(&trusted_config(4, &t1, LATER_S, ""), &[("k1", &k1)]);
+    let good_file = dir.write("good.json", &good);
+    let (code, _, err) = verify_with_trust(&repeated_trust, &NOW_S.to_string(), &good_file);
+    assert_eq!(code, 1);
+    assert!(error_of(&err).contains("threshold: duplicate key"), "{err}");
+    let repeated_env = dir.write(
+        "repeated-env.json",
+        &good.replacen(r#""signed":"#, r#""signed":"e30=","signed":"#, 1),
+    );
+    let (code, _, err) = verify_with_trust(&t1_file, &NOW_S.to_string(), &repeated_env);
+    assert_eq!(code, 1);
+    assert!(error_of(&err).contains("signed: duplicate key"), "{err}");
+    let payload = dir.write(
+        "repeated-payload.json",
+        &envelope(
+            &trusted_config(4, &t1, LATER_S, r#""version":40"#),
+            &[("k1", &k1)],
+        ),
+    );
+    let (code, _, err) = verify_with_trust(&t1_file, &NOW_S.to_string(), &payload);
+    assert_eq!(code, 1);
+    assert!(error_of(&err).contains("version: duplicate key"), "{err}");
+    let (code, out, _) = cli(&[
+        "config",
+        "check",
+        &dir.write("repeated.json", &config(1, r#""version":2"#)),
+    ]);
+    assert_eq!(code, 1);
+    assert_eq!(json_of(&out)["errors"][0]["path"], "version", "{out}");
+}

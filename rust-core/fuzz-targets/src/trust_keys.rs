@@ -17,25 +17,8 @@ use linekit_core::config::trust::{
     decode_key, key_id_problem, trust_document, TrustConfig, TrustKey, TrustSet,
 };
 
-/// The eight small-order points, canonically encoded (the `R` of a keyless forgery).
-const SMALL_ORDER: [&str; 8] = [
-    "0100000000000000000000000000000000000000000000000000000000000000",
-    "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-    "0000000000000000000000000000000000000000000000000000000000000000",
-    "0000000000000000000000000000000000000000000000000000000000000080",
-    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
-    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
-    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
-    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
-];
-
-fn hex32(s: &str) -> [u8; 32] {
-    let mut out = [0u8; 32];
-    for (i, b) in out.iter_mut().enumerate() {
-        *b = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("hex");
-    }
-    out
-}
+#[path = "../../tests/support/ed25519_points.rs"]
+mod ed25519_points;
 
 fn set(b64: &str, ids: &[&str], threshold: u32) -> TrustSet {
     TrustSet::new(&TrustConfig {
@@ -68,11 +51,11 @@ pub fn trust_keys(data: &[u8]) {
                     Some(sig) => (Some(<[u8; 64]>::try_from(sig).expect("64")), &rest[64..]),
                     None => (None, rest),
                 };
-                let mut candidates: Vec<[u8; 64]> = SMALL_ORDER
+                let mut candidates: Vec<[u8; 64]> = ed25519_points::small_order_points()
                     .iter()
                     .map(|r| {
                         let mut forged = [0u8; 64];
-                        forged[..32].copy_from_slice(&hex32(r));
+                        forged[..32].copy_from_slice(r);
                         forged
                     })
                     .collect();

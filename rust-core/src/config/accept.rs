@@ -239,7 +239,7 @@ fn verified(text: &str, current_trust: Option<&TrustConfig>) -> Result<Verified,
     if current_trust.is_some() && new_trust.is_none() {
         return Err(Rejection::new(
             ConfigReason::Invalid,
-            "trust: a remote config may not remove or empty `trust` once trust is set \
+            "trust: a remote config may not drop or empty trust once it is established \
              (only the app's own config can)",
         ));
     }

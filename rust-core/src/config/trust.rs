@@ -25,14 +25,15 @@ use std::collections::BTreeMap;
 
 /// Most keys one trust section may list.
 pub const MAX_KEYS: usize = 16;
-/// Longest key id, in bytes, in a trust section and in an envelope's `key_id`.
+/// Most characters of a key id, in a trust section and in a signature alike.
 pub const MAX_KEY_ID_LEN: usize = 64;
 
-/// What is wrong with a key id, if anything: 1 to [`MAX_KEY_ID_LEN`] bytes, no control
-/// character. An envelope's `key_id` obeys the same rule (it is refused, never shortened).
+/// What is wrong with a key id, if anything: 1 to [`MAX_KEY_ID_LEN`] characters, no
+/// control character. An envelope's `key_id` obeys the same rule (it is refused, never
+/// shortened into another id).
 pub fn key_id_problem(id: &str) -> Option<&'static str> {
-    (id.is_empty() || id.len() > MAX_KEY_ID_LEN || id.chars().any(char::is_control))
-        .then_some("must be 1 to 64 printable characters (at most 64 bytes)")
+    (id.is_empty() || id.chars().count() > MAX_KEY_ID_LEN || id.chars().any(char::is_control))
+        .then_some("must be 1 to 64 printable characters")
 }
 
 /// The keys remote configs must be signed with.
@@ -124,12 +125,11 @@ pub fn decode_key(b64: &str) -> Result<VerifyingKey, String> {
     let key =
         VerifyingKey::from_bytes(&raw).map_err(|_| "not a valid Ed25519 public key".to_string())?;
     if key.to_edwards().compress().to_bytes() != raw {
-        return Err("not the canonical encoding of an Ed25519 public key".to_string());
+        return Err("not a canonical Ed25519 point encoding".to_string());
     }
     if key.is_weak() {
         return Err(
-            "a small-order Ed25519 point (a weak key: signatures under it can be forged)"
-                .to_string(),
+            "a weak Ed25519 key (small order): signatures under it can be forged".to_string(),
         );
     }
     Ok(key)
@@ -198,7 +198,7 @@ fn check_section(trust: &TrustConfig, f: &mut Findings) {
                 if first != i {
                     f.rule(
                         &format!("{path}.ed25519"),
-                        format!("the same key as trust.keys[{first}] (a key may be listed once)"),
+                        format!("the same key as trust.keys[{first}], listed under another id"),
                     );
                 }
             }

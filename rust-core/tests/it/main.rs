@@ -18,6 +18,7 @@ mod config_schema;
 mod config_signing;
 mod config_sources;
 mod config_startup;
+mod config_trust_chain;
 mod config_trust_strict;
 mod config_unsupported;
 mod config_validation;

@@ -1,6 +1,7 @@
 //! Helpers shared by integration tests.
 
 pub mod dns;
+pub mod ed25519_points;
 pub mod lines;
 pub mod logs;
 pub mod manual;
