@@ -55,10 +55,10 @@ class LineKitInterceptorTest {
         assertEquals(listOf<Any?>("a", true), listOf(same.line, same.sameUrl))
         val tag = RouteTag(same.reason, same.biz, same.line, 0, emptyList())
         assertSame(base.url, LineKitInterceptor.rewrite(base, same, tag).url, "no URL is rebuilt")
-        // The same line for a URL that differs from its origin (the default port written
-        // out) is rebuilt onto the origin.
+        // The same line for a URL that differs from its origin's text (the scheme in
+        // capitals) is rebuilt onto the origin.
         val written = Request.Builder().url("http://127.0.0.1:${a.port}/p").build()
-        val moved = kit.router.route("http://127.0.0.1:0${a.port}/p", "GET", null, false, emptyList())!!
+        val moved = kit.router.route("HTTP://127.0.0.1:${a.port}/p", "GET", null, false, emptyList())!!
         assertEquals(listOf<Any?>("a", false), listOf(moved.line, moved.sameUrl))
         assertEquals(written.url, LineKitInterceptor.rewrite(written, moved, tag).url)
         client(kit).newCall(base).execute().use { assertEquals(200, it.code) }
