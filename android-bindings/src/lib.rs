@@ -45,6 +45,7 @@ pub mod fast_codes;
 pub mod fast_dns;
 pub mod jni_records;
 pub mod kotlin_records;
+pub mod kotlin_unbind;
 pub mod kotlin_vocabulary;
 mod native;
 pub mod record_layout;

@@ -1,5 +1,6 @@
 //! Writes the generated Kotlin of the core's wire vocabularies and of the JNI records
-//! under OUT_DIR, or prints `docs/jni-records.md` with `--doc`:
+//! under OUT_DIR and removes UniFFI's async scaffolding from the bindings `uniffi-bindgen`
+//! wrote there (`linekit::kotlin_unbind`), or prints `docs/jni-records.md` with `--doc`:
 //! `cargo run -p linekit-android --features bindgen --bin kotlin-vocabulary -- OUT_DIR`.
 
 use std::path::PathBuf;
@@ -24,6 +25,10 @@ fn main() -> ExitCode {
             eprintln!("kotlin-vocabulary: cannot write {}: {e}", path.display());
             return ExitCode::FAILURE;
         }
+    }
+    if let Err(e) = linekit::kotlin_unbind::unbind_dir(&out) {
+        eprintln!("kotlin-vocabulary: {e}");
+        return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
 }

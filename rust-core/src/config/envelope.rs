@@ -22,7 +22,6 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use ed25519_dalek::{Signature, Signer, SigningKey};
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// Most signatures one envelope may carry.
@@ -150,8 +149,8 @@ impl Envelope {
                 "the envelope carries no signature",
             ));
         }
-        // Distinct key -> the first id it signed under.
-        let mut valid = BTreeMap::new();
+        // Distinct key and the first id it signed under (a few signatures: a list).
+        let mut valid: Vec<([u8; 32], &str)> = Vec::new();
         let mut bad = 0usize;
         let mut unknown = 0usize;
         for s in &self.signatures {
@@ -162,9 +161,10 @@ impl Envelope {
                         .verify_strict(&self.signed, &Signature::from_bytes(&s.sig))
                         .is_ok()
                     {
-                        valid
-                            .entry(TrustSet::distinct(key))
-                            .or_insert_with(|| s.key_id.clone());
+                        let bytes = TrustSet::distinct(key);
+                        if !valid.iter().any(|(b, _)| *b == bytes) {
+                            valid.push((bytes, &s.key_id));
+                        }
                     } else {
                         bad += 1;
                     }
@@ -172,8 +172,10 @@ impl Envelope {
             }
         }
         if valid.len() >= trust.threshold() {
-            let ids: BTreeSet<String> = valid.into_values().collect();
-            return Ok(ids.into_iter().collect());
+            // Distinct keys have distinct ids (an id names one key): sorting is all.
+            let mut ids: Vec<&str> = valid.into_iter().map(|(_, id)| id).collect();
+            ids.sort_unstable();
+            return Ok(ids.into_iter().map(str::to_string).collect());
         }
         let have = valid.len();
         let need = trust.threshold();

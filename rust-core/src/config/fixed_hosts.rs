@@ -17,7 +17,8 @@ pub const MAX_FIXED_HOSTS: usize = 4_096;
 /// The `(host, port)` of one `fixed_hosts` entry, the host lower-case; the error says
 /// what is wrong without echoing the entry.
 pub fn fixed_host_entry(entry: &str) -> Result<(String, Option<u16>), String> {
-    if entry.contains("://") || entry.contains(['/', '?', '#']) {
+    // A scheme (`https://`) holds a '/' too.
+    if entry.contains(['/', '?', '#']) {
         return Err("expected host[:port]: no scheme, path, query or fragment".to_string());
     }
     let (host, port) = parse_authority(entry)?;
@@ -39,7 +40,7 @@ pub(crate) fn check(entries: &[String], f: &mut Findings) {
     if entries.len() > MAX_FIXED_HOSTS {
         f.rule("fixed_hosts", format!("at most {MAX_FIXED_HOSTS} entries"));
     }
-    let mut seen = std::collections::HashMap::new();
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (i, entry) in entries.iter().enumerate() {
         let path = format!("fixed_hosts[{i}]");
         if f.covered(&path) {
@@ -48,7 +49,11 @@ pub(crate) fn check(entries: &[String], f: &mut Findings) {
         match fixed_host_entry(entry) {
             Err(why) => f.rule(&path, why),
             Ok((host, port)) => {
-                let key = (host.trim_end_matches('.').to_string(), port);
+                // The origin as text: "host" and "host:port" differ as the entries do.
+                let mut key = host.trim_end_matches('.').to_string();
+                if let Some(port) = port {
+                    key = format!("{key}:{port}");
+                }
                 if let Some(first) = seen.insert(key, i) {
                     f.rule(&path, format!("already listed at fixed_hosts[{first}]"));
                 }

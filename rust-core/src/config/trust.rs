@@ -21,7 +21,6 @@ use base64::Engine as _;
 use ed25519_dalek::VerifyingKey;
 use serde::{Deserialize, Serialize};
 use smart_default::SmartDefault;
-use std::collections::BTreeMap;
 
 /// Most keys one trust section may list.
 pub const MAX_KEYS: usize = 16;
@@ -68,7 +67,9 @@ impl TrustConfig {
 /// Decoded trusted keys, by id.
 #[derive(Debug, Clone)]
 pub struct TrustSet {
-    keys: BTreeMap<String, VerifyingKey>,
+    /// `(id, key)` in listed order: at most [`MAX_KEYS`], so a list searched in place
+    /// (a map would add its own code to the library for nothing).
+    keys: Vec<(String, VerifyingKey)>,
     threshold: usize,
 }
 
@@ -89,9 +90,14 @@ impl TrustSet {
         }
     }
 
-    /// The key with id `id`.
+    /// The key with id `id` (the last listed under it, should validation have let an id
+    /// through twice).
     pub fn key(&self, id: &str) -> Option<&VerifyingKey> {
-        self.keys.get(id)
+        self.keys
+            .iter()
+            .rev()
+            .find(|(k, _)| k == id)
+            .map(|(_, key)| key)
     }
 
     /// Distinct valid signatures needed.
@@ -182,19 +188,29 @@ fn check_section(trust: &TrustConfig, f: &mut Findings) {
     if trust.keys.len() > MAX_KEYS {
         f.rule("trust.keys", format!("at most {MAX_KEYS} keys"));
     }
-    let mut ids = std::collections::HashSet::new();
-    let mut keys = BTreeMap::new();
+    // At most MAX_KEYS entries: a linear search each is cheaper in code than a map.
+    let mut ids: Vec<&str> = Vec::with_capacity(trust.keys.len());
+    let mut keys: Vec<([u8; 32], usize)> = Vec::with_capacity(trust.keys.len());
     for (i, key) in trust.keys.iter().enumerate() {
         let path = format!("trust.keys[{i}]");
         if let Some(why) = key_id_problem(&key.id) {
             f.rule(&format!("{path}.id"), why);
-        } else if !ids.insert(key.id.as_str()) {
+        } else if ids.contains(&key.id.as_str()) {
             f.rule(&format!("{path}.id"), "key id is listed twice");
+        } else {
+            ids.push(&key.id);
         }
         match decode_key(&key.ed25519) {
             Err(why) => f.rule(&format!("{path}.ed25519"), why),
             Ok(k) => {
-                let first = *keys.entry(TrustSet::distinct(&k)).or_insert(i);
+                let bytes = TrustSet::distinct(&k);
+                let first = match keys.iter().find(|(b, _)| *b == bytes) {
+                    Some(&(_, first)) => first,
+                    None => {
+                        keys.push((bytes, i));
+                        i
+                    }
+                };
                 if first != i {
                     f.rule(
                         &format!("{path}.ed25519"),

@@ -56,7 +56,6 @@ use crate::host_pattern::HostPatterns;
 use crate::trace::Reason;
 use crate::Result;
 use parking_lot::Mutex;
-use std::collections::HashSet;
 use std::sync::Arc;
 
 /// One request to route. Header values come from the app's `X-Line-*` headers.
@@ -251,8 +250,10 @@ pub struct BizEntry {
     pub version_header: Option<Arc<str>>,
     /// This install's rollout mode for the business line.
     pub mode: RolloutMode,
-    /// The business line's `match` patterns: the hosts `X-Line-Biz` may name it for.
-    claims: HostPatterns<()>,
+    /// The business line's `match` patterns: the hosts `X-Line-Biz` may name it for (each
+    /// mapped to the business line's index, the value type the topology's own host map
+    /// uses, so the library carries one copy of the pattern code).
+    claims: HostPatterns<usize>,
 }
 
 impl BizEntry {
@@ -287,42 +288,40 @@ pub struct Topology {
 /// without a trailing dot; ports compare as the port connections go to.
 #[derive(Debug, Default)]
 struct FixedOrigins {
-    /// `(host, port)` of every line.
-    lines: HashSet<(String, u16)>,
-    /// `fixed_hosts` entries: `(host, port)`, the port `None` when the entry names none
-    /// (the fixed host's scheme's default port then).
-    listed: HashSet<(String, Option<u16>)>,
+    /// `(host, port)` of every line (the port `Some`) and every `fixed_hosts` entry (the
+    /// port `None` when the entry names none: the fixed host's scheme's default port
+    /// then). A few dozen at most, searched only for requests that carry the header.
+    origins: Vec<(String, Option<u16>)>,
 }
 
 impl FixedOrigins {
     fn new(config: &Config) -> FixedOrigins {
-        let mut known = FixedOrigins::default();
+        let mut origins = Vec::new();
         for biz in config.biz_lines.values() {
             for line in biz.http.iter().chain(&biz.ws) {
                 // Lines that do not parse are refused by validation; skipping one here
                 // only narrows what may be pinned.
                 if let Ok(ep) = Endpoint::parse(&line.url, true) {
-                    known
-                        .lines
-                        .insert((fixed_key(&ep.host), ep.effective_port()));
+                    origins.push((fixed_key(&ep.host), Some(ep.effective_port())));
                 }
             }
         }
         for entry in &config.fixed_hosts {
             if let Ok((host, port)) = crate::config::fixed_host_entry(entry) {
-                known.listed.insert((fixed_key(&host), port));
+                origins.push((fixed_key(&host), port));
             }
         }
-        known
+        FixedOrigins { origins }
     }
 
     /// Whether `ep` is an origin the config knows.
     fn knows(&self, ep: &Endpoint) -> bool {
         let host = fixed_key(&ep.host);
         let port = ep.effective_port();
-        self.lines.contains(&(host.clone(), port))
-            || self.listed.contains(&(host.clone(), Some(port)))
-            || (port == ep.scheme.default_port() && self.listed.contains(&(host, None)))
+        let default_port = port == ep.scheme.default_port();
+        self.origins
+            .iter()
+            .any(|(h, p)| *h == host && (*p == Some(port) || (p.is_none() && default_port)))
     }
 }
 
@@ -360,7 +359,7 @@ impl Topology {
                 ws: make(Protocol::Ws, &line.ws)?,
                 version_header: line.version_header.as_deref().map(Arc::from),
                 mode: effective_mode(line.rollout.as_ref().unwrap_or(&config.rollout), seed),
-                claims: HostPatterns::new(line.match_hosts.iter().map(|h| (h.as_str(), ()))),
+                claims: HostPatterns::new(line.match_hosts.iter().map(|h| (h.as_str(), biz.len()))),
             });
         }
         let hosts = HostPatterns::new(
