@@ -206,3 +206,57 @@ fn with_a_known_fast_line_the_detect_keeps_the_long_jitter() {
         "spread over the long jitter, not the urgent one: {starts:?}"
     );
 }
+
+/// Requests still waiting on the serving line count as slow once they have waited
+/// `slow_request_ms`: three requests sent at 20 s to a line that has turned slow move the
+/// next request at 22 s (after `slow_request_ms`), before any of their answers (2.5 s
+/// late) arrive; their answers then do not count them a second time.
+#[test]
+fn requests_waiting_past_slow_request_ms_move_traffic_before_their_answers() {
+    let mut steps = warmed_up();
+    // The warm-up route's request was answered at once.
+    steps.push(report(200, "ali", "ok", 0));
+    for at in [20_000, 20_010, 20_020] {
+        steps.push(route(at));
+    }
+    // Two of them have waited 2 s at 22 021 — not yet the default streak of 3.
+    steps.push(route(22_015));
+    steps.push(route(22_100));
+    // Their answers, 2.5 s after they were sent.
+    for at in [22_500, 22_510, 22_520] {
+        steps.push(report(at, "ali", "ok", 2_500));
+    }
+    let lines = replay(json!({}), 3, steps);
+    let r = routes(&lines);
+    let lines_at: Vec<(u64, &str, &str)> = r
+        .iter()
+        .map(|(at, line, reason)| (*at, line.as_str(), reason.as_str()))
+        .collect();
+    assert!(
+        lines_at[1..4].iter().all(|(_, line, _)| *line == "ali"),
+        "{lines_at:?}"
+    );
+    assert_eq!(
+        lines_at[4].1, "ali",
+        "two waiting requests are not a streak of 3"
+    );
+    assert_eq!(lines_at[5].0, 22_100);
+    assert_ne!(lines_at[5].1, "ali", "{lines_at:?}");
+    assert_eq!(lines_at[5].2, "slow_switch");
+}
+
+/// Without any request waiting, a line whose answers are fast keeps its traffic however
+/// long the gaps between requests (an answered request is no longer in flight).
+#[test]
+fn answered_requests_do_not_count_as_waiting() {
+    let mut steps = warmed_up();
+    steps.push(report(200, "ali", "ok", 0));
+    for k in 0..6u64 {
+        let at = 20_000 + k * 3_000;
+        steps.push(route(at));
+        steps.push(report(at + 80, "ali", "ok", 80));
+    }
+    steps.push(route(40_000));
+    let lines = replay(json!({}), 3, steps);
+    assert!(routes(&lines).iter().all(|(_, l, _)| l == "ali"));
+}

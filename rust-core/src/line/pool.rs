@@ -15,7 +15,10 @@
 //!   keeps traffic on an open line); otherwise stay ([`Reason::Guarded`]);
 //! - the current line is in a slow streak ([`SlowRule`]) and another line is known to be
 //!   fast → switch to the best such line, even inside the switch interval
-//!   ([`Reason::SlowSwitch`]; a slowed line is also ranked after lines that are not);
+//!   ([`Reason::SlowSwitch`]; a slowed line is also ranked after lines that are not). A
+//!   request still waiting on the serving line past `slow_request_ms` counts toward the
+//!   streak when the next request is routed, without waiting for its answer
+//!   ([`super::in_flight`]);
 //! - the current line is still the best → [`Reason::Sticky`].
 //!
 //! A half-open line that is chosen and admitted as its single trial is reported as
@@ -47,6 +50,7 @@
 use super::breaker::{Admission, Breaker, BreakerParams, PersistedBreaker};
 use super::endpoint::Endpoint;
 use super::guard::SwitchGuard;
+use super::in_flight::InFlight;
 use super::outcome::{Outcome, Protocol};
 use super::rank::{all_slow, rank};
 use super::stats::{PersistedBucket, WindowStats};
@@ -92,6 +96,9 @@ pub struct LineState {
     pub slowed: bool,
     /// When the latest read-side fault ([`Outcome::is_read_side`]) was recorded.
     pub read_fault_at: Option<u64>,
+    /// Requests routed to the line and not answered yet (HTTP pools; see
+    /// [`super::in_flight`]).
+    pub in_flight: InFlight,
 }
 
 impl LineState {
@@ -119,6 +126,7 @@ impl LineState {
             slow_since: None,
             slowed: false,
             read_fault_at: None,
+            in_flight: InFlight::default(),
         }
     }
 }
@@ -497,6 +505,7 @@ impl LinePool {
     }
 
     fn choose(&mut self, now_ms: u64, exclude: &[&str], trials: Trials) -> Selection {
+        self.count_overdue(now_ms);
         if !exclude.is_empty() {
             return self.select_excluding(now_ms, exclude, trials);
         }
@@ -518,6 +527,45 @@ impl LinePool {
             }
         }
         self.rerank(now_ms, trials)
+    }
+
+    /// A request routed to line `index` at `now_ms` is on its way (HTTP pools: a WebSocket
+    /// stays open by design). Its answer is recorded by [`Self::record_request`].
+    pub fn start_request(&mut self, index: usize, now_ms: u64) {
+        if self.protocol == Protocol::Http {
+            let forget_ms = self.forget_ms();
+            if let Some(line) = self.lines.get_mut(index) {
+                line.in_flight.start(now_ms, forget_ms);
+            }
+        }
+    }
+
+    /// Hands the serving line's requests that have waited past `slow_request_ms` to its
+    /// slow streak, each once; a streak that meets the rule then moves the next requests
+    /// as slow answers would.
+    fn count_overdue(&mut self, now_ms: u64) {
+        let rule = self.slow;
+        let forget_ms = self.forget_ms();
+        let Some(line) = self.lines.get_mut(self.current) else {
+            return;
+        };
+        let Some((count, first_at)) =
+            line.in_flight
+                .count_overdue(now_ms, rule.slow_request_ms, forget_ms)
+        else {
+            return;
+        };
+        line.slow_streak = line.slow_streak.saturating_add(count);
+        line.slow_since.get_or_insert(first_at);
+        line.slowed = rule.is_streak(line, now_ms);
+        if line.slowed {
+            self.dirty = true;
+        }
+    }
+
+    /// Age past which an unanswered request is forgotten ([`super::in_flight::forget_ms`]).
+    fn forget_ms(&self) -> u64 {
+        super::in_flight::forget_ms(self.timeout_ms, self.slow.slow_request_ms)
     }
 
     /// Line `index`'s breaker admission at `now_ms`, taking a half-open trial or not.
@@ -700,8 +748,9 @@ impl LinePool {
         admission
     }
 
-    /// Records the outcome of one attempt on line `index` that finished at `now_ms`.
-    /// `local_network` and `cancelled` change nothing; an unknown index is ignored.
+    /// Records the outcome of one attempt on line `index` that finished at `now_ms` (a
+    /// probe's; a request's goes through [`Self::record_request`]). `local_network` and
+    /// `cancelled` change nothing; an unknown index is ignored.
     pub fn record(
         &mut self,
         now_ms: u64,
@@ -709,6 +758,36 @@ impl LinePool {
         outcome: Outcome,
         status: Option<u16>,
         cost_ms: u64,
+    ) {
+        self.record_attempt(now_ms, index, outcome, status, cost_ms, false);
+    }
+
+    /// Records the answer to a request routed to line `index` ([`Self::start_request`]):
+    /// the request is no longer in flight, and a slow answer already counted while it
+    /// waited is not counted again.
+    pub fn record_request(
+        &mut self,
+        now_ms: u64,
+        index: usize,
+        outcome: Outcome,
+        status: Option<u16>,
+        cost_ms: u64,
+    ) {
+        let counted = self
+            .lines
+            .get_mut(index)
+            .is_some_and(|line| line.in_flight.finish(now_ms, cost_ms));
+        self.record_attempt(now_ms, index, outcome, status, cost_ms, counted);
+    }
+
+    fn record_attempt(
+        &mut self,
+        now_ms: u64,
+        index: usize,
+        outcome: Outcome,
+        status: Option<u16>,
+        cost_ms: u64,
+        counted_in_flight: bool,
     ) {
         if outcome.is_ignored() {
             return;
@@ -733,7 +812,10 @@ impl LinePool {
         }
         if outcome == Outcome::Ok {
             if cost_ms > self.slow.slow_request_ms {
-                line.slow_streak = line.slow_streak.saturating_add(1);
+                // Counted while it waited, unless a fast answer ended that streak since.
+                if !counted_in_flight || line.slow_streak == 0 {
+                    line.slow_streak = line.slow_streak.saturating_add(1);
+                }
                 line.slow_since.get_or_insert(now_ms);
             } else {
                 line.slow_streak = 0;
@@ -786,6 +868,7 @@ impl LinePool {
             line.slow_since = prev.slow_since;
             line.slowed = prev.slowed;
             line.read_fault_at = prev.read_fault_at;
+            line.in_flight = prev.in_flight.clone();
             if self.version.is_some() {
                 line.version = prev.version.clone();
             }

@@ -515,6 +515,9 @@ impl Topology {
             None => unchanged(req, Some(biz), Reason::MergeFallbackOriginal, mode),
         };
         if !observe {
+            if let (Some(sel), Some(_)) = (sel, &on.line) {
+                pool.start_request(sel.index, now_ms);
+            }
             return on;
         }
         let origin = pool.index_of_origin(url);

@@ -1,4 +1,5 @@
-//! The sticky fast path of `LinePool::select` and the `record` path allocate nothing.
+//! The sticky fast path of `LinePool::select`, the `record` path and the in-flight list of
+//! routed requests allocate nothing.
 //!
 //! A counting global allocator (per thread, so parallel tests do not interfere) measures
 //! allocations around the calls.
@@ -68,6 +69,14 @@ fn sticky_select_record_and_rerank_do_not_allocate() {
         assert_eq!(s.reason, Reason::Sticky);
         pool.record(now, s.index, Outcome::Ok, Some(200), 40);
         pool.record(now, s.index, Outcome::LocalNetwork, None, 40);
+        // A routed request is in flight until its answer (the list is allocated with
+        // the line).
+        pool.start_request(s.index, now);
+        pool.record_request(now, s.index, Outcome::Ok, Some(200), 0);
+    }
+    // Requests left unanswered fill the list to its bound and no further.
+    for now in 1_000..1_100 {
+        pool.start_request(pool.current(), now);
     }
     // Re-ranking reuses the pool's buffer; in-call failover too.
     pool.record(1_000, pool.current(), Outcome::DnsFailure, None, 40);

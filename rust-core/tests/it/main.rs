@@ -34,6 +34,7 @@ mod httpdns_engine;
 mod httpdns_secrets;
 mod line_breaker;
 mod line_guard;
+mod line_in_flight;
 mod line_ranking;
 mod line_stats;
 mod line_sticky_alloc;
