@@ -39,6 +39,7 @@ use crate::jni_records::{
 use jni::objects::{JObjectArray, JString};
 use jni::sys::{jint, jlong, jobjectArray, jsize, jstring};
 use jni::JNIEnv;
+use linekit_core::config::RolloutMode;
 use linekit_core::engine::{LineKit, Report, RouteDecision, RouteRequest};
 use linekit_core::line::headers::LineHeaders;
 use linekit_core::line::router::Target;
@@ -193,7 +194,13 @@ pub fn route_answer(
     } else {
         Protocol::Http
     };
-    let req = RouteRequest::with_headers(url, method, &private, protocol, &ids);
+    let mut req = RouteRequest::with_headers(url, method, &private, protocol, &ids);
+    if query.mode != 0 {
+        req.mode = Some(
+            RolloutMode::from_code(query.mode as i32 - 1)
+                .ok_or("linekit: unknown rollout mode code")?,
+        );
+    }
     let (mut max_retries, buffer_body_max_bytes) = limits(handle);
     if !replay::replayable(method, private.idempotency_key, query.one_shot_body == 1) {
         max_retries = 0;
@@ -619,7 +626,6 @@ jni_export! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use linekit_core::config::RolloutMode;
     use linekit_core::line::Scheme;
     use linekit_core::trace::Reason;
 
@@ -706,6 +712,7 @@ mod tests {
             method: fast_codes::method_code(method),
             ws: u64::from(ws),
             one_shot_body: u64::from(one_shot),
+            mode: 0,
         }
     }
 
@@ -776,6 +783,50 @@ mod tests {
             );
             assert_eq!(on.would_reason, 0);
         }
+    }
+
+    #[test]
+    fn a_retry_routes_under_the_mode_its_call_started_with() {
+        let config = CONFIG
+            .replacen(
+                r#""biz_lines":{"spot":{"#,
+                r#""biz_lines":{"spot":{"rollout":{"mode":"observe"},"#,
+                1,
+            )
+            .replacen(
+                r#"{"id":"a","url":"http://127.0.0.1:1"}"#,
+                r#"{"id":"a","url":"http://127.0.0.1:1"},{"id":"b","url":"http://127.0.0.1:3"}"#,
+                1,
+            );
+        let engine = linekit_core::engine::LineKitBuilder::new()
+            .config_json(&config)
+            .build()
+            .expect("valid config");
+        let h = Handle::new(Arc::new(engine));
+        let url = "http://api.linekit.test/a";
+        // The call started under `on` (before the config turned the line to observe): its
+        // retry still fails over, away from the line it tried.
+        let retry = RouteQuery {
+            mode: u64::from(RolloutMode::On.code()) + 1,
+            ..query("GET", false, false)
+        };
+        let (answer, d) = route_answer(&h, url, retry, None, None, Some("a")).expect("routes");
+        assert_eq!(
+            RolloutMode::from_code(answer.mode as i32),
+            Some(RolloutMode::On)
+        );
+        assert_eq!(
+            Reason::from_code(answer.reason as i32),
+            Some(Reason::RetryExcluded)
+        );
+        assert_eq!(d.line.as_deref(), Some("b"));
+        // A first attempt gets the business line's mode now.
+        let (first, _) =
+            route_answer(&h, url, query("GET", false, false), None, None, None).expect("routes");
+        assert_eq!(
+            RolloutMode::from_code(first.mode as i32),
+            Some(RolloutMode::Observe)
+        );
     }
 
     #[test]

@@ -31,6 +31,10 @@ bit_record! {
         ws: 1,
         /// 1: the request body cannot be written twice.
         one_shot_body: 1,
+        /// A retry: the rollout mode its call's first attempt was routed under
+        /// (`RolloutMode`'s code) plus one, so the call finishes under the mode it started
+        /// with; 0 for a first attempt (the business line's mode now).
+        mode: 2,
     }
 }
 

@@ -73,4 +73,30 @@ class RolloutTagTest {
             }
         }
     }
+
+    @Test
+    fun `a retry finishes under the mode its call started with when the config changes in between`() {
+        a.status = 503
+        LineKit.Builder().configJson(config()).transport(null).build().use { kit ->
+            // While the first attempt is on line a, a config turns `live` to observe.
+            val observeLive = config().replace("\"version\":1", "\"version\":2")
+                .replace("\"live\":{\"match\":[\"live.linekit.test\"],", "\"live\":{\"match\":[\"live.linekit.test\"],\"rollout\":{\"mode\":\"observe\"},")
+            val client = OkHttpClient.Builder().lineKit(kit, CountingDns())
+                .addNetworkInterceptor { chain ->
+                    if (chain.request().url.port == a.port) {
+                        assertEquals(true, kit.updateConfig(observeLive).applied)
+                    }
+                    chain.proceed(chain.request())
+                }
+                .build()
+            client.newCall(Request.Builder().url("http://live.linekit.test/x").build()).execute().use {
+                assertEquals("b", it.body.string(), "the retry failed over as the call started: under on")
+                val tag = it.request.tag(RouteTag::class)!!
+                assertEquals(RolloutMode.ON, tag.mode)
+                assertEquals(1, tag.attempt)
+            }
+            // The next call is routed under the new mode.
+            assertEquals(RolloutMode.OBSERVE, kit.route("http://live.linekit.test/x").mode)
+        }
+    }
 }

@@ -54,9 +54,13 @@ class LineKitInterceptor(internal val lineKit: LineKit) : Interceptor {
 
         var excluded: List<String> = emptyList()
         var attempt = 0
+        // The mode of the first attempt: retries are routed under it (a config that changes
+        // the business line's mode applies from the next call).
+        var callMode: RolloutMode? = null
         while (true) {
-            val decision = router.route(url, original.method, routeHeaders, false, excluded, oneShotBody)
+            val decision = router.route(url, original.method, routeHeaders, false, excluded, oneShotBody, callMode = callMode)
                 ?: return chain.proceed(base) // closed engine: pass through
+            if (callMode == null) callMode = decision.mode
             val tag = RouteTag(decision.reason, decision.biz, decision.line, attempt, excluded, decision.versionMismatch, decision.mode, decision.wouldReason, decision.wouldLine)
             if (tag.versionMismatch) lineKit.versionMismatchListener?.onVersionMismatch(tag)
             val request = rewrite(base, decision, tag)

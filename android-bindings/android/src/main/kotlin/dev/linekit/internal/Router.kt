@@ -23,7 +23,9 @@ internal class Router(private val handle: NativeHandle) {
      * request body cannot be written twice; with the method and the key headers it lets
      * the core decide whether the call may be replayed (the answer's retries are 0 when
      * not). [finalUrl]: also ask the core for the final URL ([RouteDecision.url]), which
-     * only [dev.linekit.LineKit.route] needs.
+     * only [dev.linekit.LineKit.route] needs. [callMode]: for a retry, the rollout mode
+     * the call's first attempt was routed under, so the call finishes under the mode it
+     * started with even if the config changed it since; null for a first attempt.
      */
     fun route(
         url: String,
@@ -33,9 +35,10 @@ internal class Router(private val handle: NativeHandle) {
         exclude: List<String>,
         oneShotBody: Boolean = false,
         finalUrl: Boolean = false,
+        callMode: RolloutMode? = null,
     ): RouteDecision? {
         val code = HttpMethods.codeOf(method)
-        val query = RouteQuery.pack(code, ws, oneShotBody)
+        val query = RouteQuery.pack(code, ws, oneShotBody, callMode?.let { it.code + 1 } ?: 0)
         val text = if (code == HttpMethods.OTHER) method else null
         val joined = if (exclude.isEmpty()) null else joined(exclude)
         val written = if (finalUrl) arrayOfNulls<String>(1) else null
