@@ -195,6 +195,7 @@ pub fn route_answer(
         Protocol::Http
     };
     let mut req = RouteRequest::with_headers(url, method, &private, protocol, &ids);
+    req.reported = query.ask_only == 0;
     if query.mode != 0 {
         req.mode = Some(
             RolloutMode::from_code(query.mode as i32 - 1)
@@ -713,6 +714,7 @@ mod tests {
             ws: u64::from(ws),
             one_shot_body: u64::from(one_shot),
             mode: 0,
+            ask_only: 0,
         }
     }
 

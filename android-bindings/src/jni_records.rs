@@ -35,6 +35,9 @@ bit_record! {
         /// (`RolloutMode`'s code) plus one, so the call finishes under the mode it started
         /// with; 0 for a first attempt (the business line's mode now).
         mode: 2,
+        /// 1: the caller only asks where a request would go (`LineKit.route`) and reports
+        /// nothing, so the request is not counted in flight on its line.
+        ask_only: 1,
     }
 }
 

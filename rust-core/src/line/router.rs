@@ -78,6 +78,10 @@ pub struct RouteRequest<'a> {
     /// The rollout mode of the call's first attempt, passed back by its retries so the
     /// call finishes under the mode it started with (`None`: the business line's mode now).
     pub mode: Option<RolloutMode>,
+    /// The request is sent as routed and its outcome reported, so it counts as in flight
+    /// on its line until then (see [`super::in_flight`]); `false` for a caller that only
+    /// asks where a request would go and reports nothing.
+    pub reported: bool,
 }
 
 impl<'a> RouteRequest<'a> {
@@ -99,6 +103,7 @@ impl<'a> RouteRequest<'a> {
             protocol,
             exclude,
             mode: None,
+            reported: true,
         }
     }
 
@@ -113,6 +118,7 @@ impl<'a> RouteRequest<'a> {
             protocol: Protocol::Http,
             exclude: &[],
             mode: None,
+            reported: true,
         }
     }
 }
@@ -515,7 +521,7 @@ impl Topology {
             None => unchanged(req, Some(biz), Reason::MergeFallbackOriginal, mode),
         };
         if !observe {
-            if let (Some(sel), Some(_)) = (sel, &on.line) {
+            if let (Some(sel), Some(_), true) = (sel, &on.line, req.reported) {
                 pool.start_request(sel.index, now_ms);
             }
             return on;

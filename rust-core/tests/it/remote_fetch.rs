@@ -408,6 +408,7 @@ fn a_running_engine_keeps_routing_after_expiry_and_fetches_at_once() {
         protocol: linekit_core::line::Protocol::Http,
         exclude: &[],
         mode: None,
+        reported: true,
     });
     assert_eq!(d.url(url), "https://spot-a.example.com/x");
     // A fresh signed config ends the expired state.

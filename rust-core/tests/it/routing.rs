@@ -392,3 +392,34 @@ fn report_by_host_finds_the_line() {
     clock.advance(1);
     assert_eq!(api_line(&kit).as_deref(), Some("tx"));
 }
+
+/// A request routed to its line counts as in flight until its report: three left
+/// unanswered past `slow_request_ms` move the next request off a slow line. A caller that
+/// only asks where a request would go (`reported: false`) adds nothing in flight.
+#[test]
+fn only_routes_whose_outcome_is_reported_count_as_in_flight() {
+    for (reported, moves) in [(true, true), (false, false)] {
+        let (kit, clock) = engine();
+        // Both lines answered fast once: each is known fast.
+        for line in ["ali", "tx"] {
+            kit.report(&Report::new("spot", line, Outcome::Ok, 40));
+        }
+        assert_eq!(api_line(&kit).as_deref(), Some("ali"));
+        kit.report(&Report::new("spot", "ali", Outcome::Ok, 0));
+        for _ in 0..3 {
+            clock.advance(10);
+            let d = kit.route(&RouteRequest {
+                reported,
+                ..RouteRequest::new("https://api.example.com/", "GET")
+            });
+            assert_eq!(d.line.as_deref(), Some("ali"));
+        }
+        clock.advance(2_100);
+        let (_, line, reason) = route(&kit, "https://api.example.com/");
+        if moves {
+            assert_eq!((line.as_deref(), reason), (Some("tx"), Reason::SlowSwitch));
+        } else {
+            assert_eq!(line.as_deref(), Some("ali"), "nothing was in flight");
+        }
+    }
+}

@@ -281,7 +281,7 @@ class LineKitApiTest : TwoLineServers() {
 
     @Test
     fun `fast-path misuse raises Java exceptions instead of crashing`() {
-        val get = dev.linekit.internal.RouteQuery.pack(0, false, false, 0)
+        val get = dev.linekit.internal.RouteQuery.pack(0, false, false, 0, false)
         val e = assertThrows(IllegalArgumentException::class.java) {
             dev.linekit.internal.NativeFast.route(0L, "http://x.test/", get, null, null, null, null)
         }
@@ -299,7 +299,7 @@ class LineKitApiTest : TwoLineServers() {
                 dev.linekit.internal.NativeFast.report(raw, unknownOutcome, 1, -1, -1, -1, -1, null)
             }
             assertTrue(err.message!!.contains("unknown outcome"), err.message)
-            val other = dev.linekit.internal.RouteQuery.pack(dev.linekit.internal.HttpMethods.OTHER, false, false, 0)
+            val other = dev.linekit.internal.RouteQuery.pack(dev.linekit.internal.HttpMethods.OTHER, false, false, 0, false)
             val noMethod = assertThrows(IllegalArgumentException::class.java) {
                 dev.linekit.internal.NativeFast.route(raw, "http://x.test/", other, null, null, null, null)
             }

@@ -93,7 +93,7 @@ class LineKit private constructor(
             if (keepOriginal) add(LineHeaders.KEEP_ORIGINAL_HOST to "true")
             if (fixedHost != null) add(LineHeaders.FIXED_HOST to fixedHost)
         }
-        return router.route(url, method, LineHeaders.pack(headers), webSocket, exclude, finalUrl = true)
+        return router.route(url, method, LineHeaders.pack(headers), webSocket, exclude, finalUrl = true, askOnly = true)
             ?: throw LineKitException.Closed(LineKitException.CLOSED)
     }
 

@@ -26,6 +26,8 @@ internal class Router(private val handle: NativeHandle) {
      * only [dev.linekit.LineKit.route] needs. [callMode]: for a retry, the rollout mode
      * the call's first attempt was routed under, so the call finishes under the mode it
      * started with even if the config changed it since; null for a first attempt.
+     * [askOnly]: the caller only asks where a request would go and reports nothing (the
+     * core then does not count the request in flight on its line).
      */
     fun route(
         url: String,
@@ -36,9 +38,10 @@ internal class Router(private val handle: NativeHandle) {
         oneShotBody: Boolean = false,
         finalUrl: Boolean = false,
         callMode: RolloutMode? = null,
+        askOnly: Boolean = false,
     ): RouteDecision? {
         val code = HttpMethods.codeOf(method)
-        val query = RouteQuery.pack(code, ws, oneShotBody, callMode?.let { it.code + 1 } ?: 0)
+        val query = RouteQuery.pack(code, ws, oneShotBody, callMode?.let { it.code + 1 } ?: 0, askOnly)
         val text = if (code == HttpMethods.OTHER) method else null
         val joined = if (exclude.isEmpty()) null else joined(exclude)
         val written = if (finalUrl) arrayOfNulls<String>(1) else null

@@ -75,7 +75,7 @@ public class HotPathBench {
   }
 
   static RouteDecision routeAndReport(Router router) {
-    RouteDecision d = router.route(URL, "GET", null, false, Collections.emptyList(), false, false);
+    RouteDecision d = router.route(URL, "GET", null, false, Collections.emptyList(), false, false, null, false);
     router.report(d, false, null, 200, TIMINGS, null);
     return d;
   }
