@@ -42,7 +42,7 @@ mod tests {
         r#"{"version":1,"biz_lines":{"spot":{"http":[{"id":"a","url":"https://a.example"}]}}}"#;
 
     #[test]
-    fn consent_is_granted_revoked_and_clear_data_empties_the_directory() {
+    fn consent_is_granted_revoked_and_clear_data_deletes_linekits_files_alone() {
         let dir = std::env::temp_dir().join(format!("linekit-consent-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("leftover"), b"x").unwrap();
@@ -63,8 +63,15 @@ mod tests {
         assert!(kit.consent_granted().unwrap());
         kit.revoke_consent().unwrap();
         assert!(!kit.consent_granted().unwrap());
+        // An interrupted write to the install seed left its temp file behind.
+        std::fs::write(dir.join(".install.seed.00112233445566aa.tmp"), b"x").unwrap();
+        assert!(dir.join("install.seed").exists());
         kit.clear_data().unwrap();
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        let left: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(left, ["leftover"], "only Linekit's own files go");
         let refused = kit.diagnosis(None).err().map(|e| e.to_string());
         kit.shutdown();
         std::fs::remove_dir_all(&dir).unwrap();

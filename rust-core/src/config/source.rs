@@ -247,10 +247,10 @@ const STORE_TAG: &str = "linekit-last-good";
 /// Format 2: the chain and the config, each as `<byte length>\n<text>`; format 1 (read
 /// only) was the config text alone.
 const STORE_VERSION: u32 = 2;
-const STORE_FILE: &str = "config.last_good";
+pub(crate) const STORE_FILE: &str = "config.last_good";
 const FLOOR_TAG: &str = "linekit-config-floor";
 const FLOOR_VERSION: u32 = 1;
-const FLOOR_FILE: &str = "config.highest_version";
+pub(crate) const FLOOR_FILE: &str = "config.highest_version";
 
 /// What [`LastGoodStore`] keeps: the last accepted config text and the rotations that lead
 /// to its trust from the app's own (config texts that changed trust, oldest first, at most

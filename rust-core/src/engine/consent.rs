@@ -57,9 +57,11 @@ impl LineKit {
         self.inner.consented()
     }
 
-    /// Deletes everything the engine persisted: every entry of its storage directory
-    /// (the last good config, the state file, the install seed), leaving the directory
-    /// itself. From then on this engine writes nothing there; the next engine built on the
+    /// Deletes everything the engine persisted: the files of
+    /// [`crate::store::PERSISTED_FILES`] in its storage directory (the last good config and
+    /// the highest version accepted, the state file, the install seed) and temp files of
+    /// interrupted writes to them. Anything else in the directory, and the directory
+    /// itself, stays. From then on this engine writes nothing there; the next engine built on the
     /// directory starts as a new install. Without a storage directory there is nothing to
     /// delete.
     pub fn clear_data(&self) -> Result<()> {
@@ -71,7 +73,7 @@ impl LineKit {
         // A config being installed or a state flush finishes before the files go.
         let _config = inner.remote.serialise();
         let _state = inner.persist.as_ref().map(|p| p.lock_store());
-        crate::store::clear_dir(dir)
+        crate::store::clear_files(dir, &crate::store::PERSISTED_FILES)
     }
 }
 

@@ -1,6 +1,6 @@
 //! Persistence primitives shared by everything the core keeps on disk (the last good remote
-//! config, line quality, HTTPDNS records, the install seed), and [`clear_dir`], which
-//! deletes it all.
+//! config, line quality, HTTPDNS records, the install seed), and [`clear_files`], which
+//! deletes it all: the files of [`PERSISTED_FILES`] and nothing else in the directory.
 //!
 //! Two rules keep files trustworthy across crashes and power loss:
 //! - **Writes are atomic.** [`atomic_write`] writes a temp file next to the target, fsyncs
@@ -247,9 +247,20 @@ where
         .collect())
 }
 
-/// Deletes everything inside `dir` (files and directories), leaving `dir` itself. Every
-/// entry is tried; the first failure is returned (naming the entry, never its contents).
-pub fn clear_dir(dir: &Path) -> Result<()> {
+/// Every file the core keeps in its storage directory: line and HTTPDNS state, the install
+/// seed, the last good remote config and the highest version accepted.
+pub const PERSISTED_FILES: [&str; 4] = [
+    state::STATE_FILE,
+    install::INSTALL_FILE,
+    crate::config::source::STORE_FILE,
+    crate::config::source::FLOOR_FILE,
+];
+
+/// Deletes the files named `names` in `dir` and the temp files an interrupted write to one
+/// of them left behind ([`temp_path`]); every other entry of `dir`, and `dir` itself, is
+/// left alone, so a directory shared with the app loses nothing of the app's. Every file
+/// is tried; the first failure is returned (naming the file, never its contents).
+pub fn clear_files(dir: &Path, names: &[&str]) -> Result<()> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -260,14 +271,16 @@ pub fn clear_dir(dir: &Path) -> Result<()> {
     let mut first_error = None;
     for entry in entries {
         let removed = entry.and_then(|entry| {
+            let name = entry.file_name();
+            let ours = name
+                .to_str()
+                .is_some_and(|n| names.contains(&n) || is_temp_of(n, names));
+            if !ours || !entry.file_type()?.is_file() {
+                return Ok(());
+            }
             let path = entry.path();
-            let is_dir = entry.file_type()?.is_dir();
-            let result = if is_dir {
-                fs::remove_dir_all(&path)
-            } else {
-                fs::remove_file(&path)
-            };
-            result.map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+            fs::remove_file(&path)
+                .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
         });
         if let Err(e) = removed {
             first_error.get_or_insert_with(|| {
@@ -276,4 +289,15 @@ pub fn clear_dir(dir: &Path) -> Result<()> {
         }
     }
     first_error.map_or(Ok(()), Err)
+}
+
+/// Whether `name` is a temp file [`temp_path`] makes for one of `names`
+/// (`.NAME.<16 hex digits>.tmp`).
+fn is_temp_of(name: &str, names: &[&str]) -> bool {
+    name.strip_prefix('.')
+        .and_then(|n| n.strip_suffix(".tmp"))
+        .and_then(|n| n.rsplit_once('.'))
+        .is_some_and(|(base, hex)| {
+            names.contains(&base) && hex.len() == 16 && hex.bytes().all(|b| b.is_ascii_hexdigit())
+        })
 }

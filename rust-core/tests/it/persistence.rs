@@ -677,3 +677,39 @@ fn engine_httpdns_records_and_quarantine_survive_a_restart() {
         "the address quarantined before the restart is still left out"
     );
 }
+
+/// `clear_files` deletes the named files and the temp files of interrupted writes to them
+/// (`temp_path`'s names), and nothing else: not a file of the app's, not a temp file of
+/// another name, not a directory.
+#[test]
+fn clearing_deletes_linekits_files_and_their_temp_files_alone() {
+    let dir = TempDir::new("clear-files");
+    let ours = dir.path().join(STATE_FILE);
+    std::fs::write(&ours, b"state").unwrap();
+    let temp = temp_path(&ours).unwrap();
+    std::fs::write(&temp, b"half").unwrap();
+    for foreign in [
+        "app.db",
+        ".app.db.00112233445566aa.tmp",
+        ".state.json.short.tmp",
+    ] {
+        std::fs::write(dir.path().join(foreign), b"app").unwrap();
+    }
+    std::fs::create_dir(dir.path().join("state.json.d")).unwrap();
+    linekit_core::store::clear_files(dir.path(), &linekit_core::store::PERSISTED_FILES).unwrap();
+    let mut left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        [
+            ".app.db.00112233445566aa.tmp",
+            ".state.json.short.tmp",
+            "app.db",
+            "state.json.d"
+        ]
+    );
+    assert!(linekit_core::store::PERSISTED_FILES.contains(&STATE_FILE));
+}

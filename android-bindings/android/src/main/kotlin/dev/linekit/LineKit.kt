@@ -287,10 +287,12 @@ class LineKit private constructor(
     val consentGranted: Boolean get() = live { native.consentGranted() }
 
     /**
-     * Deletes everything Linekit persisted in [Builder.storageDir] (last good remote
-     * config, line stats and HTTPDNS state, the random install id): every entry of that
-     * directory, which must be Linekit's alone, leaving the directory itself. This engine writes nothing there afterwards; the next one built on the
-     * directory starts as a new install.
+     * Deletes everything Linekit persisted in [Builder.storageDir]: its own files there
+     * (last good remote config and the highest version accepted, line stats and HTTPDNS
+     * state, the random install id) and temp files of interrupted writes to them. Any
+     * other file in the directory, and the directory itself, stays. This engine writes
+     * nothing there afterwards; the next one built on the directory starts as a new
+     * install.
      *
      * @throws LineKitException.Store when a file cannot be deleted.
      * @throws LineKitException.Closed after [close].
@@ -366,9 +368,9 @@ class LineKit private constructor(
 
         /**
          * Directory for persisted state (last good remote config, line stats, HTTPDNS, the
-         * random install id). Give Linekit a directory of its own, such as
-         * `File(context.filesDir, "linekit")`: [LineKit.clearData] deletes every
-         * entry in it.
+         * random install id), such as `File(context.filesDir, "linekit")`. Linekit writes
+         * four files there (`docs/architecture.md#consent` names them), and [LineKit.clearData]
+         * deletes those alone.
          */
         fun storageDir(dir: File): Builder = apply { storageDir = dir }
 
