@@ -31,6 +31,10 @@ fn a_route_answer_and_its_report_allocate_nothing_once_the_codes_are_known() {
         method: method_code("GET"),
         ws: 0,
         one_shot_body: 0,
+        mode: 0,
+        // Counted in flight like the interceptor's requests: the line's list of them is
+        // allocated with the line.
+        ask_only: 0,
     };
     let route = || route_answer(&handle, url, query, None, None, None).expect("routes");
     let start = allocations();

@@ -71,6 +71,10 @@ pub fn jni_pack(data: &[u8]) {
         method: method_code(method),
         ws: u64::from(flags & 2 != 0),
         one_shot_body: u64::from(flags & 4 != 0),
+        // A retry's call mode (0: a first attempt) and ask-only routes, from bits the
+        // outcome code below reuses.
+        mode: u64::from(flags >> 6),
+        ask_only: u64::from(flags & 8 != 0),
     };
     let (answer, decision) = route_answer(
         handle(),
