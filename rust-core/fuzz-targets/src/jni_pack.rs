@@ -1,7 +1,8 @@
 //! The Rust side of the JNI fast path: what `route`, `report` and `lookup` pack for
 //! Kotlin, and the codes Kotlin sends back (the records of `linekit::jni_records`).
 //!
-//! Input layout: byte 0 = flags (keep-original, ws, one-shot body, which outcome/connect-error code),
+//! Input layout: byte 0 = flags (keep-original, ws, one-shot body, ask-only; the high bits
+//! pick the outcome/connect-error code and a retry's call mode),
 //! then NUL-separated fields `url`, `method`, `headers` (the request's `X-Line-*` headers
 //! as Kotlin joins them, `name\nvalue` pairs, fed raw to the core's header rule),
 //! `fixed_host`, `exclude` (ids joined by `\n`, as Kotlin joins them), `ips` (raw bytes, 4
