@@ -129,6 +129,21 @@ class ReleaseWorkflow(unittest.TestCase):
         self.assertEqual(env["ORG_GRADLE_PROJECT_mavenCentralUsername"], "${{ secrets.MAVEN_CENTRAL_USERNAME }}")
         self.assertIn("-Prelease deploy", runs(self.jobs["jvm"]))
 
+    def test_nothing_is_published_before_the_suite_and_the_artifacts_checks_pass(self):
+        self.assertIn("./build.sh test", runs(self.jobs["test"]))
+        for job, check, publish in (
+            ("android", "check_16k_alignment.py", "publishToMavenCentral"),
+            ("jvm", "unzip -l", "-Prelease deploy"),
+        ):
+            with self.subTest(job=job):
+                self.assertIn("test", self.jobs[job]["needs"])
+                steps = [s.get("run", "") for s in self.jobs[job]["steps"]]
+                checked = next(i for i, r in enumerate(steps) if check in r)
+                published = [i for i, r in enumerate(steps) if publish in r]
+                self.assertEqual(len(published), 1, "one publishing step")
+                self.assertLess(checked, published[0], "the check runs before the publication")
+                self.assertNotIn(publish, steps[checked], "the check's step publishes nothing")
+
     def test_cli_for_three_platforms(self):
         targets = {leg["target"] for leg in self.jobs["cli"]["strategy"]["matrix"]["include"]}
         self.assertEqual(targets, {"x86_64-unknown-linux-gnu", "aarch64-unknown-linux-gnu", "aarch64-apple-darwin"})
@@ -136,7 +151,7 @@ class ReleaseWorkflow(unittest.TestCase):
 
     def test_the_github_release_attaches_aar_pom_jar_and_clis(self):
         release = self.jobs["release"]
-        self.assertEqual(set(release["needs"]), {"version", "cli", "android", "jvm"})
+        self.assertEqual(set(release["needs"]), {"version", "test", "cli", "android", "jvm"})
         self.assertEqual(release["permissions"], {"contents": "write"})
         self.assertIn('gh release create "$TAG"', runs(release))
         dist = runs(self.jobs["android"])
