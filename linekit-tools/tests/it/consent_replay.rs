@@ -162,7 +162,7 @@ fn the_install_seed_keeps_a_rollout_across_restarts_until_clear_data() {
 }
 
 #[test]
-fn clear_data_leaves_the_storage_directory_empty_and_writes_nothing_after() {
+fn clear_data_deletes_linekits_files_and_writes_nothing_after() {
     let dir = TempDir::new("consent-clear");
     let kit = on_dir(&dir, CONFIG);
     kit.run_due(); // the state load
@@ -171,15 +171,27 @@ fn clear_data_leaves_the_storage_directory_empty_and_writes_nothing_after() {
             .applied
     );
     kit.report(&Report::new("spot", "ali", Outcome::Ok, 20));
+    // The app's own entries in the directory.
     std::fs::create_dir_all(dir.path().join("nested")).unwrap();
     std::fs::write(dir.path().join("nested/x"), "x").unwrap();
-    let before: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    std::fs::write(dir.path().join("app.json"), "{}").unwrap();
+    let names = || {
+        let mut n: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        n.sort();
+        n
+    };
+    let before = names();
     assert!(
-        before.len() >= 3,
-        "config, install seed, nested: {before:?}"
+        before.contains(&"install.seed".to_string())
+            && before.contains(&"config.last_good".to_string()),
+        "config and install seed written: {before:?}"
     );
     kit.clear_data().unwrap();
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    let apps = ["app.json", "nested"];
+    assert_eq!(names(), apps, "only Linekit's own files go");
     // A later config, report and the closing flush write nothing.
     assert!(
         kit.update_config(&CONFIG.replace("\"version\": 1", "\"version\": 3"))
@@ -187,8 +199,11 @@ fn clear_data_leaves_the_storage_directory_empty_and_writes_nothing_after() {
     );
     kit.report(&Report::new("spot", "ali", Outcome::Ok, 20));
     kit.close();
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
-    assert!(dir.path().is_dir(), "the directory itself stays");
+    assert_eq!(names(), apps);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("nested/x")).unwrap(),
+        "x"
+    );
     // Without a storage directory there is nothing to delete.
     let (builder, _clock) = support::manual::builder(CONFIG, 1);
     assert_eq!(builder.build().unwrap().clear_data(), Ok(()));
