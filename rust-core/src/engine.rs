@@ -710,6 +710,17 @@ impl LineKit {
 
     /// Each business line's rollout mode on this install, by name.
     pub fn rollout_modes(&self) -> BTreeMap<String, RolloutMode> {
+        self.biz_modes().into_iter().collect()
+    }
+
+    /// Every pool's ranked lines, keyed `"biz/protocol"`.
+    pub fn pools(&self) -> BTreeMap<String, PoolSnapshot> {
+        self.pool_snapshots().into_iter().collect()
+    }
+
+    /// [`Self::rollout_modes`] in config order. [`Self::state`] reads this list, so the
+    /// shipped library carries no ordered map for it.
+    fn biz_modes(&self) -> Vec<(String, RolloutMode)> {
         let state = self.inner.routing.load();
         state
             .topology
@@ -719,18 +730,18 @@ impl LineKit {
             .collect()
     }
 
-    /// Every pool's ranked lines, keyed `"biz/protocol"`.
-    pub fn pools(&self) -> BTreeMap<String, PoolSnapshot> {
+    /// [`Self::pools`] in config order (see [`Self::biz_modes`]).
+    fn pool_snapshots(&self) -> Vec<(String, PoolSnapshot)> {
         let state = self.inner.routing.load();
         let now = self.inner.clock.now_ms();
-        let mut out = BTreeMap::new();
+        let mut out = Vec::new();
         for biz in &state.topology.biz {
             for protocol in [Protocol::Http, Protocol::Ws] {
                 if let Some(pool) = biz.pool(protocol) {
-                    out.insert(
+                    out.push((
                         format!("{}/{}", biz.name, protocol),
                         lock_pool(pool).snapshot(now),
-                    );
+                    ));
                 }
             }
         }
@@ -747,11 +758,11 @@ impl LineKit {
             source: self.inner.remote.startup_source().as_str().to_string(),
             network: network_view(&self.network()),
             rollout: self
-                .rollout_modes()
+                .biz_modes()
                 .into_iter()
                 .map(|(biz, mode)| (biz, mode.as_str().to_string()))
                 .collect(),
-            pools: self.pools().into_iter().collect(),
+            pools: self.pool_snapshots().into_iter().collect(),
             httpdns: HttpDnsState {
                 records: self.dns_records(),
                 providers: self
