@@ -475,7 +475,8 @@ impl LineKit {
             };
             let Some(index) = index else { return };
             let before = pool.lines()[index].breaker.state(now);
-            pool.record_request(now, index, report.outcome, report.status, report.cost_ms);
+            pool.finish_request(now, index, report.outcome, report.cost_ms);
+            pool.record(now, index, report.outcome, report.status, report.cost_ms);
             if let Some(v) = report
                 .version
                 .and_then(crate::line::version::sanitize_value)

@@ -530,7 +530,7 @@ impl LinePool {
     }
 
     /// A request routed to line `index` at `now_ms` is on its way (HTTP pools: a WebSocket
-    /// stays open by design). Its answer is recorded by [`Self::record_request`].
+    /// stays open by design). Its answer goes through [`Self::finish_request`].
     pub fn start_request(&mut self, index: usize, now_ms: u64) {
         if self.protocol == Protocol::Http {
             let forget_ms = self.forget_ms();
@@ -748,8 +748,24 @@ impl LinePool {
         admission
     }
 
-    /// Records the outcome of one attempt on line `index` that finished at `now_ms` (a
-    /// probe's; a request's goes through [`Self::record_request`]). `local_network` and
+    /// The answer to a request routed to line `index` ([`Self::start_request`]) arrived at
+    /// `now_ms`, costing `cost_ms`: the request is no longer in flight. Called before the
+    /// answer is [recorded](Self::record). A request counted slow while it waited keeps
+    /// that count, except that a slow `ok` answer, which [`Self::record`] counts itself,
+    /// takes it back first, so one request counts once.
+    pub fn finish_request(&mut self, now_ms: u64, index: usize, outcome: Outcome, cost_ms: u64) {
+        let slow_ms = self.slow.slow_request_ms;
+        let Some(line) = self.lines.get_mut(index) else {
+            return;
+        };
+        if line.in_flight.finish(now_ms, cost_ms) && outcome == Outcome::Ok && cost_ms > slow_ms
+        {
+            line.slow_streak = line.slow_streak.saturating_sub(1);
+        }
+    }
+
+    /// Records the outcome of one attempt (a request's, after [`Self::finish_request`], or
+    /// a probe's) on line `index` that finished at `now_ms`. `local_network` and
     /// `cancelled` change nothing; an unknown index is ignored.
     pub fn record(
         &mut self,
@@ -758,36 +774,6 @@ impl LinePool {
         outcome: Outcome,
         status: Option<u16>,
         cost_ms: u64,
-    ) {
-        self.record_attempt(now_ms, index, outcome, status, cost_ms, false);
-    }
-
-    /// Records the answer to a request routed to line `index` ([`Self::start_request`]):
-    /// the request is no longer in flight, and a slow answer already counted while it
-    /// waited is not counted again.
-    pub fn record_request(
-        &mut self,
-        now_ms: u64,
-        index: usize,
-        outcome: Outcome,
-        status: Option<u16>,
-        cost_ms: u64,
-    ) {
-        let counted = self
-            .lines
-            .get_mut(index)
-            .is_some_and(|line| line.in_flight.finish(now_ms, cost_ms));
-        self.record_attempt(now_ms, index, outcome, status, cost_ms, counted);
-    }
-
-    fn record_attempt(
-        &mut self,
-        now_ms: u64,
-        index: usize,
-        outcome: Outcome,
-        status: Option<u16>,
-        cost_ms: u64,
-        counted_in_flight: bool,
     ) {
         if outcome.is_ignored() {
             return;
@@ -812,10 +798,7 @@ impl LinePool {
         }
         if outcome == Outcome::Ok {
             if cost_ms > self.slow.slow_request_ms {
-                // Counted while it waited, unless a fast answer ended that streak since.
-                if !counted_in_flight || line.slow_streak == 0 {
-                    line.slow_streak = line.slow_streak.saturating_add(1);
-                }
+                line.slow_streak = line.slow_streak.saturating_add(1);
                 line.slow_since.get_or_insert(now_ms);
             } else {
                 line.slow_streak = 0;

@@ -9,6 +9,12 @@ use linekit_core::line::{LinePool, Outcome, Protocol};
 use linekit_core::trace::Reason;
 use support::lines::{http_pool, line_config};
 
+/// The answer to a request on line 0 at `now`, costing `cost_ms`, as the engine records it.
+fn answer(p: &mut LinePool, now: u64, cost_ms: u64) {
+    p.finish_request(now, 0, Outcome::Ok, cost_ms);
+    p.record(now, 0, Outcome::Ok, Some(200), cost_ms);
+}
+
 /// Three lines, each answered once in 40 ms at 0 (all known fast), serving `a`.
 fn warmed() -> LinePool {
     let mut p = http_pool(&["a", "b", "c"], &Thresholds::default());
@@ -42,7 +48,7 @@ fn an_answer_counted_while_it_waited_is_not_counted_again() {
     p.start_request(0, 1_000);
     p.select(3_001, &[]);
     assert_eq!(p.lines()[0].slow_streak, 1);
-    p.record_request(3_500, 0, Outcome::Ok, Some(200), 2_500);
+    answer(&mut p, 3_500, 2_500);
     assert_eq!(
         p.lines()[0].slow_streak,
         1,
@@ -50,11 +56,11 @@ fn an_answer_counted_while_it_waited_is_not_counted_again() {
     );
     assert!(p.lines()[0].in_flight.is_empty());
     p.start_request(0, 3_600);
-    p.record_request(5_000, 0, Outcome::Ok, Some(200), 1_400);
+    answer(&mut p, 5_000, 1_400);
     assert_eq!(p.lines()[0].slow_streak, 0, "a fast answer ends the streak");
     // A slow answer of a request no route saw waiting (no select since it left) counts.
     p.start_request(0, 5_100);
-    p.record_request(7_300, 0, Outcome::Ok, Some(200), 2_200);
+    answer(&mut p, 7_300, 2_200);
     assert_eq!(p.lines()[0].slow_streak, 1);
 }
 

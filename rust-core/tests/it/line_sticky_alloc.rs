@@ -72,7 +72,8 @@ fn sticky_select_record_and_rerank_do_not_allocate() {
         // A routed request is in flight until its answer (the list is allocated with
         // the line).
         pool.start_request(s.index, now);
-        pool.record_request(now, s.index, Outcome::Ok, Some(200), 0);
+        pool.finish_request(now, s.index, Outcome::Ok, 0);
+        pool.record(now, s.index, Outcome::Ok, Some(200), 0);
     }
     // Requests left unanswered fill the list to its bound and no further.
     for now in 1_000..1_100 {
