@@ -3,7 +3,7 @@
 //! line) and sealing of the shipped asset with AES-256-GCM.
 
 pub mod accept;
-mod decode;
+pub(crate) mod decode;
 pub mod envelope;
 mod fixed_hosts;
 mod httpdns_rules;

@@ -203,21 +203,7 @@ pub struct BizLine {
     pub rollout: Option<Rollout>,
 }
 
-crate::wire_enum! {
-    /// How much of Linekit a business line gets on an install.
-    #[derive(Serialize, Deserialize, Decode)]
-    #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-    #[serde(rename_all = "lowercase")]
-    pub enum RolloutMode: "rollout mode", default = On, listing = Or {
-        /// Requests are left alone: no rewrite, no retry, no probes of the pools.
-        Off = "off",
-        /// Requests go to their original URL, unchanged and never retried; the pools are
-        /// probed and every route records what `on` would have done.
-        Observe = "observe",
-        /// Full behaviour: routing, retries and probes.
-        On = "on",
-    }
-}
+pub use crate::wire::vocabulary::RolloutMode;
 
 /// A staged rollout: `percent` of installs (by the stable per-install bucket) get `mode`,
 /// the others get `others`.

@@ -18,19 +18,7 @@ use crate::dns::providers::ProviderFormat;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-crate::wire_enum! {
-    /// The `auth.kind` names this build understands.
-    pub enum AuthKind: "auth kind" {
-        /// Alibaba Cloud signed requests.
-        AliyunSign = "aliyun-sign",
-        /// DNSPod with DES-encrypted queries and answers.
-        DnspodDes = "dnspod-des",
-        /// DNSPod with AES-encrypted queries and answers.
-        DnspodAes = "dnspod-aes",
-        /// DNSPod over HTTPS with a token.
-        DnspodHttps = "dnspod-https",
-    }
-}
+pub use crate::wire::vocabulary::AuthKind;
 
 /// Default `validity_s` of an Alibaba signature.
 pub const DEFAULT_SIGN_VALIDITY_S: u64 = 600;

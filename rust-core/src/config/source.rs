@@ -39,20 +39,7 @@ use crate::error::{Error, FieldError, Result};
 use crate::store::{atomic_write, decode_checked, encode_checked, read_limited};
 use std::path::{Path, PathBuf};
 
-crate::wire_enum! {
-    /// One level of the source chain (its wire name is the one logs, traces and the
-    /// engine's state use).
-    pub enum ConfigSource: "config_source" {
-        /// A config fetched from the config server.
-        Remote = "remote",
-        /// The last remote config that was applied, persisted on disk.
-        LastGood = "last_good",
-        /// The sealed default config shipped in the app.
-        Sealed = "sealed",
-        /// The config built in code by the app (always valid).
-        HardCoded = "hard_coded",
-    }
-}
+pub use crate::wire::vocabulary::ConfigSource;
 
 /// The candidates for every level; absent levels are skipped silently.
 #[derive(Debug, Clone, Default)]

@@ -19,27 +19,7 @@
 
 use std::net::IpAddr;
 
-crate::wire_enum! {
-    /// How one connect attempt to one address failed.
-    pub enum ConnectError: "connect_error" {
-        /// The address refused the connection (RST / ECONNREFUSED).
-        Refused = "connect_refused",
-        /// Connecting to the address timed out.
-        Timeout = "connect_timeout",
-        /// No route to the address (EHOSTUNREACH / ENETUNREACH).
-        NoRoute = "no_route",
-        /// The TLS handshake failed (certificate, protocol): not the address's fault.
-        Tls = "tls_failure",
-        /// The server answered 5xx: the address is reachable.
-        Http5xx = "http_5xx",
-        /// The response was slow after connecting: the address is reachable.
-        ReadTimeout = "read_timeout",
-        /// Connecting through a proxy failed: the address was never tried.
-        ProxyConnect = "proxy_connect",
-        /// OkHttp cancelled the attempt because another fast-fallback race won.
-        CancelledRace = "cancelled",
-    }
-}
+pub use crate::wire::vocabulary::ConnectError;
 
 impl ConnectError {
     /// Whether this failure quarantines the address.

@@ -26,17 +26,7 @@ use serde::{Deserialize, Serialize};
 /// The cooldown grows to at most this many times `open_cooldown_ms`.
 pub const MAX_BACKOFF_FACTOR: u64 = 8;
 
-crate::wire_enum! {
-    /// The observable state of a breaker (a line's `breaker` in the engine's state).
-    pub enum BreakerState: "breaker" {
-        /// Traffic flows; consecutive line faults are counted.
-        Closed = "closed",
-        /// The line is kept out until its cooldown elapses.
-        Open = "open",
-        /// The cooldown elapsed; one trial request or probe may go.
-        HalfOpen = "half_open",
-    }
-}
+pub use crate::wire::vocabulary::BreakerState;
 
 /// The answer of [`Breaker::try_admit`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

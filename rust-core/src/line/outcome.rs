@@ -1,48 +1,8 @@
 //! What happened to one attempt on a line, and how much it says about the line.
 
-crate::wire_enum! {
-    /// The protocol a pool serves; each business line has one pool per protocol.
-    #[derive(PartialOrd, Ord)]
-    #[cfg_attr(feature = "uniffi", derive(uniffi::Enum))]
-    pub enum Protocol: "protocol", listing = Or {
-        /// Request/response HTTP(S).
-        Http = "http",
-        /// WebSocket (ws/wss).
-        Ws = "ws",
-    }
-}
+pub use crate::wire::vocabulary::Protocol;
 
-crate::wire_enum! {
-    /// The outcome of one request or probe on a line: the vocabulary of replay `report`
-    /// steps, traces and the bindings' attempt reports.
-    pub enum Outcome: "outcome" {
-        /// The line answered (2xx/3xx).
-        Ok = "ok",
-        /// The line answered with a 4xx: the server is there, the request was wrong.
-        Http4xx = "http_4xx",
-        /// The line answered with a 5xx.
-        Http5xx = "http_5xx",
-        /// Connecting timed out.
-        ConnectTimeout = "connect_timeout",
-        /// The connection was refused (or reset) while connecting.
-        ConnectRefused = "connect_refused",
-        /// The line's host could not be resolved.
-        DnsFailure = "dns_failure",
-        /// The TLS handshake failed.
-        TlsFailure = "tls_failure",
-        /// The request was sent but the response (headers or body) stalled past the read timeout.
-        ReadTimeout = "read_timeout",
-        /// The request was sent, then the peer reset or broke the connection.
-        ConnectionReset = "connection_reset",
-        /// The request was sent, then the response ended early (unexpected end of stream:
-        /// the headers or the declared body were cut off).
-        Truncated = "truncated",
-        /// The device's own network failed (offline, not validated): says nothing of the line.
-        LocalNetwork = "local_network",
-        /// The caller cancelled: says nothing of the line.
-        Cancelled = "cancelled",
-    }
-}
+pub use crate::wire::vocabulary::Outcome;
 
 impl Outcome {
     /// Outcomes that say nothing about the line and are never counted against it.

@@ -14,21 +14,7 @@
 
 use super::outcome::Outcome;
 
-crate::wire_enum! {
-    /// Why a WebSocket closed, as far as the app knows. Only `remote` drops can count
-    /// against a line.
-    pub enum CloseCause: "close_cause", default = Remote {
-        /// The server or the path ended it (the default).
-        Remote = "remote",
-        /// The default network changed since the socket last heard from its server.
-        NetworkChanged = "network_changed",
-        /// The app was in the background (or went there since the socket last heard from
-        /// its server).
-        Background = "background",
-        /// The app closed or cancelled it.
-        Local = "local",
-    }
-}
+pub use crate::wire::vocabulary::CloseCause;
 
 /// One WebSocket lifecycle event on a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -21,18 +21,7 @@
 //!   answered by the portal; the platform resolver is what lets the sign-in page work.
 //! - **No network** — handle 0 means there is no default network.
 
-crate::wire_enum! {
-    /// The Private DNS mode reported by Android (`LinkProperties.isPrivateDnsActive` /
-    /// `getPrivateDnsServerName`).
-    pub enum PrivateDnsMode: "private_dns", default = Off {
-        /// Private DNS off.
-        Off = "off",
-        /// Automatic: DNS-over-TLS when the network's resolver supports it.
-        Opportunistic = "opportunistic",
-        /// A named DNS-over-TLS resolver is required; HTTPDNS must not bypass it.
-        Strict = "strict",
-    }
-}
+pub use crate::wire::vocabulary::PrivateDnsMode;
 
 /// What the platform says about the default network.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -77,21 +66,7 @@ impl NetworkKey {
     }
 }
 
-crate::wire_enum! {
-    /// Why HTTPDNS is bypassed on a network (see the module docs for each reason).
-    pub enum HttpDnsBypass: "httpdns_bypass" {
-        /// There is no default network.
-        NoNetwork = "no_network",
-        /// A VPN is active.
-        Vpn = "vpn",
-        /// Private DNS is in strict mode.
-        StrictPrivateDns = "strict_private_dns",
-        /// A proxy is configured.
-        Proxy = "proxy",
-        /// The network is not validated (captive portal or no internet yet).
-        NotValidated = "not_validated",
-    }
-}
+pub use crate::wire::vocabulary::HttpDnsBypass;
 
 impl HttpDnsBypass {
     /// The reason HTTPDNS must be bypassed on `state`, or `None` when it may be used.

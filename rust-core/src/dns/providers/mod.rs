@@ -203,21 +203,7 @@ impl ProviderError {
     }
 }
 
-crate::wire_enum! {
-    /// The answer formats named by `httpdns.providers[].format`.
-    pub enum ProviderFormat: "provider format", listing = Or {
-        /// Alibaba Cloud `/d` single-host JSON.
-        Aliyun = "aliyun",
-        /// Alibaba Cloud `/resolve` batch JSON.
-        AliyunBatch = "aliyun-batch",
-        /// DNSPod / Tencent D+ text.
-        Dnspod = "dnspod",
-        /// Google/Cloudflare `application/dns-json`.
-        DohJson = "doh-json",
-        /// RFC 8484 `application/dns-message`.
-        DohWire = "doh-wire",
-    }
-}
+pub use crate::wire::vocabulary::ProviderFormat;
 
 impl ProviderFormat {
     /// Parses `body` as an answer of this format for `hosts` (see the module docs).

@@ -1,5 +1,7 @@
 //! Wire vocabularies: the fieldless enums whose values cross into other languages, replay
-//! scenarios, traces and state files.
+//! scenarios, traces and state files. [`vocabulary`] declares every one of them, in one
+//! place; the modules that give them behaviour re-export them where they belong
+//! (`crate::line::Outcome`, `crate::trace::Reason`, ...).
 //!
 //! Each such enum is declared exactly once, with [`wire_enum!`]: the variant, its doc and
 //! its snake_case wire name sit on one line, and the macro derives everything the other
@@ -15,6 +17,10 @@
 //! so a variant added, dropped or moved here changes the Kotlin side with it; the bindings
 //! also export the same tables through JNI so that a JVM test catches a stale generated
 //! file.
+
+pub mod vocabulary;
+
+pub use vocabulary::kotlin_vocabularies;
 
 /// `(rust name, wire name, doc)` of every variant of one wire enum, in code order.
 pub type Table = Vec<(&'static str, &'static str, &'static str)>;
@@ -183,27 +189,6 @@ macro_rules! wire_enum {
             }
         }
     };
-}
-
-/// The tables of every wire enum that crosses into Kotlin, keyed by [`WireEnum::KIND`].
-pub fn kotlin_vocabularies() -> Vec<(&'static str, Table)> {
-    use crate::config::source::ConfigSource;
-    use crate::config::RolloutMode;
-    use crate::dns::ConnectError;
-    use crate::line::{BreakerState, CloseCause, Outcome};
-    use crate::net::{HttpDnsBypass, PrivateDnsMode};
-    use crate::trace::Reason;
-    vec![
-        (Outcome::KIND, Outcome::table()),
-        (ConnectError::KIND, ConnectError::table()),
-        (Reason::KIND, Reason::table()),
-        (CloseCause::KIND, CloseCause::table()),
-        (PrivateDnsMode::KIND, PrivateDnsMode::table()),
-        (RolloutMode::KIND, RolloutMode::table()),
-        (BreakerState::KIND, BreakerState::table()),
-        (ConfigSource::KIND, ConfigSource::table()),
-        (HttpDnsBypass::KIND, HttpDnsBypass::table()),
-    ]
 }
 
 #[cfg(test)]
