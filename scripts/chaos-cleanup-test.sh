@@ -9,8 +9,8 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-WORK="$ROOT/target/chaos"
-RUN="$WORK/run"
+# shellcheck source=scripts/chaos-paths.sh
+. "$ROOT/scripts/chaos-paths.sh"
 LOG="$WORK/cleanup-test.log"
 mkdir -p "$WORK"
 
@@ -23,7 +23,7 @@ fail() {
 # What a run left behind, one item a line (empty: nothing).
 leftovers() { # server pids recorded by the run
   local ns ino p pid
-  for ns in lkc-cli lkc-srv; do
+  for ns in "$NS_CLI" "$NS_SRV"; do
     [ -e "/run/netns/$ns" ] && echo "namespace $ns"
   done
   if [ -f "$WORK/netns-inodes" ]; then
@@ -41,7 +41,7 @@ leftovers() { # server pids recorded by the run
   done
   for p in /proc/[0-9]*; do
     [ "${p#/proc/}" = $$ ] && continue
-    if tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -e "$RUN/" -e "$WORK/bin/toxiproxy-server"; then
+    if tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -e "$RUN/" -e "$BIN/toxiproxy-server"; then
       echo "process ${p#/proc/} running from the run directory: $(tr '\0' ' ' 2>/dev/null <"$p/cmdline" | cut -c1-120)"
     fi
   done

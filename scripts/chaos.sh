@@ -38,11 +38,8 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-WORK="$ROOT/target/chaos"
-BIN="$WORK/bin"
-RUN="$WORK/run"
-NS_CLI=lkc-cli
-NS_SRV=lkc-srv
+# shellcheck source=scripts/chaos-paths.sh
+. "$ROOT/scripts/chaos-paths.sh"
 V4_CLI=100.64.77.1
 V4_SRV=100.64.77.2
 V6_CLI=fd6c:6b::1

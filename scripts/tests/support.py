@@ -18,26 +18,22 @@ def elf_image(abi: str, align: int, loads: int = 2) -> bytes:
     """A little-endian ELF shared object header for ABI whose LOAD segments are aligned to
     ALIGN: what a linker writes for the program header table, with no sections."""
     bits, number = ABIS[abi]
-    if bits == 64:
-        ehsize, phentsize = 64, 56
-        header = struct.pack(
-            "<4sBBBBB7xHHIQQQIHHHHHH",
-            b"\x7fELF", 2, 1, 1, 0, 0,
-            3, number, 1, 0, ehsize, 0, 0, ehsize, phentsize, loads, 0, 0, 0,
-        )
-        phdrs = b"".join(
-            struct.pack("<IIQQQQQQ", 1, 5, i * align, i * align, i * align, 16, 16, align)
-            for i in range(loads)
-        )
-    else:
-        ehsize, phentsize = 52, 32
-        header = struct.pack(
-            "<4sBBBBB7xHHIIIIIHHHHHH",
-            b"\x7fELF", 1, 1, 1, 0, 0,
-            3, number, 1, 0, ehsize, 0, 0, ehsize, phentsize, loads, 0, 0, 0,
-        )
-        phdrs = b"".join(
-            struct.pack("<IIIIIIII", 1, i * align, i * align, i * align, 16, 16, 5, align)
-            for i in range(loads)
-        )
+    # ELF64 and ELF32 differ in field widths, sizes and where p_flags sits in a header.
+    header_format, phdr_format, ehsize, phentsize = {
+        64: ("<4sBBBBB7xHHIQQQIHHHHHH", "<IIQQQQQQ", 64, 56),
+        32: ("<4sBBBBB7xHHIIIIIHHHHHH", "<IIIIIIII", 52, 32),
+    }[bits]
+    header = struct.pack(
+        header_format,
+        b"\x7fELF", 2 if bits == 64 else 1, 1, 1, 0, 0,
+        3, number, 1, 0, ehsize, 0, 0, ehsize, phentsize, loads, 0, 0, 0,
+    )
+
+    def load(offset: int) -> tuple:
+        """PT_LOAD, readable and executable, 16 bytes at OFFSET."""
+        if bits == 64:
+            return (1, 5, offset, offset, offset, 16, 16, align)
+        return (1, offset, offset, offset, 16, 16, 5, align)
+
+    phdrs = b"".join(struct.pack(phdr_format, *load(i * align)) for i in range(loads))
     return header + phdrs

@@ -11,24 +11,10 @@ use linekit_core::error::Error;
 use linekit_core::line::Outcome;
 use serde_json::Value;
 use std::sync::Arc;
-use support::replay::{line_at, run_deterministic};
+use support::replay::{line_at, request_field, run_deterministic};
 use support::temp::TempDir;
 
 const GATE: &str = include_str!("../scenarios/consent_gate.json");
-
-/// `(at, kind)` of every request the engine started.
-fn own_requests(lines: &[Value]) -> Vec<(u64, String)> {
-    lines
-        .iter()
-        .filter(|l| l["op"] == "request")
-        .map(|l| {
-            (
-                l["at"].as_u64().unwrap(),
-                l["kind"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
-}
 
 /// The kinds of the requests started in `[from, to)`, sorted and deduplicated.
 fn kinds_between(requests: &[(u64, String)], from: u64, to: u64) -> Vec<String> {
@@ -45,7 +31,7 @@ fn kinds_between(requests: &[(u64, String)], from: u64, to: u64) -> Vec<String> 
 #[test]
 fn nothing_of_its_own_is_sent_before_consent_and_everything_after() {
     let lines = run_deterministic(GATE);
-    let requests = own_requests(&lines);
+    let requests = request_field(&lines, "kind");
     // Before the grant at 60 s: a validated network, a lookup of an HTTPDNS host, a manual
     // detect, failed reports and the revive timer all stay local.
     assert_eq!(kinds_between(&requests, 0, 60_000), Vec::<String>::new());

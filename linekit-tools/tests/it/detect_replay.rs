@@ -5,25 +5,12 @@
 use crate::support;
 
 use serde_json::Value;
-use support::replay::{breaker_at, output, run};
-
-fn requests(lines: &[Value]) -> Vec<(u64, String)> {
-    lines
-        .iter()
-        .filter(|l| l["op"] == "request")
-        .map(|l| {
-            (
-                l["at"].as_u64().unwrap(),
-                l["url"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
-}
+use support::replay::{breaker_at, output, request_field, run};
 
 #[test]
 fn a_burst_of_slow_reports_starts_one_detect() {
     let lines = run(include_str!("../scenarios/detect_single_flight.json"));
-    let after: Vec<_> = requests(&lines)
+    let after: Vec<_> = request_field(&lines, "url")
         .into_iter()
         .filter(|(at, _)| *at >= 40_000)
         .collect();
@@ -37,7 +24,7 @@ fn a_burst_of_slow_reports_starts_one_detect() {
 #[test]
 fn failed_probes_cool_down_too() {
     let lines = run(include_str!("../scenarios/detect_cooldown.json"));
-    let reqs = requests(&lines);
+    let reqs = request_field(&lines, "url");
     let first = reqs[0].0;
     assert_eq!(
         reqs.iter().filter(|(at, _)| *at == first).count(),
@@ -65,7 +52,7 @@ fn startup_jitter_is_bounded_and_depends_on_the_seed() {
         let mut s = base.clone();
         s["seed"] = seed.into();
         s["steps"] = serde_json::json!([{"at": 10_000, "op": "tick"}]);
-        let reqs = requests(&run(&s.to_string()));
+        let reqs = request_field(&run(&s.to_string()), "url");
         assert_eq!(reqs.len(), 2, "the start-up detect happens once");
         assert_eq!(reqs[0].0, reqs[1].0);
         starts.push(reqs[0].0);
@@ -99,7 +86,7 @@ fn revive_probe_closes_an_open_line_and_traffic_returns() {
     assert_eq!(route_at(10_010), "tx");
     assert_eq!(route_at(60_000), "tx");
     // The revive timer (every 120 s) probes the half-open primary; answer it.
-    let revive: Vec<_> = requests(&lines)
+    let revive: Vec<_> = request_field(&lines, "url")
         .into_iter()
         .filter(|(at, url)| *at >= 120_000 && url.contains("spot-ali"))
         .collect();
@@ -143,7 +130,7 @@ fn revive_probe_closes_an_open_line_and_traffic_returns() {
 #[test]
 fn the_global_budget_caps_probes_during_a_long_outage() {
     let lines = run(include_str!("../scenarios/detect_budget.json"));
-    let reqs = requests(&lines);
+    let reqs = request_field(&lines, "url");
     assert!(!reqs.is_empty());
     // 4 per minute with a bucket of 4: at most 4 + 4 per sliding minute, 4 + 40 in ten minutes.
     assert!(reqs.len() <= 44, "{} probes in ten minutes", reqs.len());

@@ -235,24 +235,34 @@ fn mode_of(seed: u64, rollout: &Value) -> String {
         .to_string()
 }
 
-/// The modes install `seed` gets for business lines `a` (top-level 30 % `on`, the others
-/// `observe`) and `b` (its own 40 % `on`).
-fn modes_of(seed: u64) -> (String, String) {
+/// The `rollout` map of the engine's state for install `seed`, with business line `a`
+/// under the top-level `rollout` and `b` under its own `b_rollout`.
+fn rollout_of(seed: u64, rollout: Value, b_rollout: Value) -> Value {
     let scenario = json!({
         "seed": seed,
         "config": {
             "version": 1,
-            "rollout": {"mode": "on", "percent": 30, "others": "observe"},
+            "rollout": rollout,
             "biz_lines": {
                 "a": {"match": ["a.example.com"], "http": [{"id": "x", "url": "https://x.example.com"}]},
-                "b": {"match": ["b.example.com"], "rollout": {"mode": "on", "percent": 40, "others": "observe"},
+                "b": {"match": ["b.example.com"], "rollout": b_rollout,
                       "http": [{"id": "y", "url": "https://y.example.com"}]}
             }
         },
         "steps": [{"at": 0, "op": "state"}]
     });
     let lines = support::replay::run_json(&scenario);
-    let modes = &line_at(&lines, "state", 0)["rollout"];
+    line_at(&lines, "state", 0)["rollout"].clone()
+}
+
+/// The modes install `seed` gets for business lines `a` (top-level 30 % `on`, the others
+/// `observe`) and `b` (its own 40 % `on`).
+fn modes_of(seed: u64) -> (String, String) {
+    let modes = rollout_of(
+        seed,
+        json!({"mode": "on", "percent": 30, "others": "observe"}),
+        json!({"mode": "on", "percent": 40, "others": "observe"}),
+    );
     let mode = |biz: &str| modes[biz].as_str().unwrap().to_string();
     (mode("a"), mode("b"))
 }
@@ -293,21 +303,11 @@ fn percent_splits_a_seeded_population_stably() {
 fn one_bucket_places_an_install_in_every_business_line() {
     // A business line's override at the same percent puts the same installs inside.
     for seed in 0..300 {
-        let scenario = json!({
-            "seed": seed,
-            "config": {
-                "version": 1,
-                "rollout": {"mode": "on", "percent": 50, "others": "off"},
-                "biz_lines": {
-                    "a": {"match": ["a.example.com"], "http": [{"id": "x", "url": "https://x.example.com"}]},
-                    "b": {"match": ["b.example.com"], "rollout": {"mode": "observe", "percent": 50},
-                          "http": [{"id": "y", "url": "https://y.example.com"}]}
-                }
-            },
-            "steps": [{"at": 0, "op": "state"}]
-        });
-        let lines = support::replay::run_json(&scenario);
-        let modes = &line_at(&lines, "state", 0)["rollout"];
+        let modes = rollout_of(
+            seed,
+            json!({"mode": "on", "percent": 50, "others": "off"}),
+            json!({"mode": "observe", "percent": 50}),
+        );
         assert_eq!(
             modes["a"] == "on",
             modes["b"] == "observe",

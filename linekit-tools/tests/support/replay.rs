@@ -90,6 +90,20 @@ pub fn requests(lines: &[Value], kind: &str) -> Vec<(u64, u64, String)> {
         .collect()
 }
 
+/// `(at, field)` of every `request` line, any kind: `field` is `kind`, `url`, ...
+pub fn request_field(lines: &[Value], field: &str) -> Vec<(u64, String)> {
+    lines
+        .iter()
+        .filter(|l| l["op"] == "request")
+        .map(|l| {
+            (
+                l["at"].as_u64().unwrap(),
+                l[field].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
 /// `url` as a `request` line prints it: redacted, the query as a digest (the test's way
 /// to check which query was sent).
 pub fn redacted(url: &str) -> String {

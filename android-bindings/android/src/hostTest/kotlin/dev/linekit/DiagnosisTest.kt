@@ -99,14 +99,6 @@ class DiagnosisTest {
             .also { opened.add(it) }
     }
 
-    /** The JSON object of line [key] in a report (keys are sorted, so it ends at the next line). */
-    private fun line(json: String, key: String): String {
-        val start = json.indexOf("\"$key\":{")
-        assertTrue(start >= 0, "no $key in $json")
-        val next = json.indexOf("\"spot/", start + key.length + 3)
-        return json.substring(start, if (next < 0) json.length else next)
-    }
-
     @Test
     fun `the report names each failure precisely and returns within its timeout`() {
         val kit = kit("refused" to refusedPort, "busy" to busy.port, "healthy" to healthy.port)
@@ -115,17 +107,17 @@ class DiagnosisTest {
         val tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)
         assertTrue(tookMs < 5_000, "took $tookMs ms")
 
-        val refused = line(report.json, "spot/refused")
+        val refused = reportLine(report.json, "spot/refused")
         assertTrue(refused.contains("\"result\":\"tcp_failed\""), refused)
         assertTrue(refused.contains("\"tcp_error\":\"connect_refused\""), refused)
         assertTrue(refused.contains("\"probe\":{\"error\":\"connect_refused\""), refused)
 
-        val failing = line(report.json, "spot/busy")
+        val failing = reportLine(report.json, "spot/busy")
         assertTrue(failing.contains("\"result\":\"probe_failed\""), failing)
         assertTrue(failing.contains("\"status\":503"), failing)
         assertTrue(Regex("\"tcp_ms\":\\d+").containsMatchIn(failing), failing)
 
-        val ok = line(report.json, "spot/healthy")
+        val ok = reportLine(report.json, "spot/healthy")
         assertTrue(ok.contains("\"result\":\"ok\""), ok)
         assertTrue(ok.contains("\"status\":200"), ok)
 
@@ -148,7 +140,7 @@ class DiagnosisTest {
             .build()
             .also { opened.add(it) }
         val report = kit.diagnose("spot", 5_000)
-        val tls = line(report.json, "spot/tls")
+        val tls = reportLine(report.json, "spot/tls")
         assertTrue(tls.contains("\"result\":\"tls_failed\""), tls)
         assertTrue(Regex("\"tcp_ms\":\\d+").containsMatchIn(tls), tls)
         assertTrue(Regex("\"tls_error\":\"tls_failure \\(SSL[A-Za-z]*Exception\\)\"").containsMatchIn(tls), tls)
@@ -165,7 +157,7 @@ class DiagnosisTest {
             )
             .build()
             .also { opened.add(it) }
-        val tls = line(kit.diagnose("spot", 800).json, "spot/tls")
+        val tls = reportLine(kit.diagnose("spot", 800).json, "spot/tls")
         assertTrue(Regex("\"tcp_ms\":\\d+").containsMatchIn(tls), tls)
         assertTrue(tls.contains("\"tls_error\":\"timeout\""), tls)
         assertTrue(tls.contains("\"result\":\"tls_failed\""), tls)
@@ -179,9 +171,9 @@ class DiagnosisTest {
         val tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)
         assertTrue(tookMs < 800 + 1_000, "took $tookMs ms")
         assertTrue(report.json.contains("\"timed_out\":true"), report.json)
-        val stuck = line(report.json, "spot/stalled")
+        val stuck = reportLine(report.json, "spot/stalled")
         assertTrue(stuck.contains("\"probe\":{\"error\":\"timeout\""), stuck)
-        assertTrue(line(report.json, "spot/healthy").contains("\"result\":\"ok\""), report.json)
+        assertTrue(reportLine(report.json, "spot/healthy").contains("\"result\":\"ok\""), report.json)
     }
 
     @Test
@@ -200,7 +192,7 @@ class DiagnosisTest {
         kit.onNetworkChanged(handle = 0, validated = false)
         val report = kit.diagnose()
         assertTrue(report.json.contains("\"available\":false"), report.json)
-        assertTrue(line(report.json, "spot/healthy").contains("\"result\":\"no_network\""), report.json)
+        assertTrue(reportLine(report.json, "spot/healthy").contains("\"result\":\"no_network\""), report.json)
         assertTrue(report.text.contains("Network: NONE"), report.text)
         assertEquals(0, healthy.hits.get())
     }
@@ -213,7 +205,7 @@ class DiagnosisTest {
         assertTrue(e.message!!.contains("main thread"), e.message)
         val report = CompletableFuture<DiagnosisReport>()
         kit.diagnose("spot", 5_000) { report.complete(it) }
-        assertTrue(line(report.get(5, TimeUnit.SECONDS).json, "spot/healthy").contains("\"result\":\"ok\""))
+        assertTrue(reportLine(report.get(5, TimeUnit.SECONDS).json, "spot/healthy").contains("\"result\":\"ok\""))
     }
 
     @Test

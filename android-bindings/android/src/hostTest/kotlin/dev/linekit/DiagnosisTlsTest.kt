@@ -52,14 +52,6 @@ class DiagnosisTlsTest {
     private fun line(name: String, cert: okhttp3.tls.HeldCertificate): TlsLine =
         TlsLine(name, "localhost", cert).also { opened.add(it) }
 
-    /** The JSON object of line [key] in a report (keys are sorted, so it ends at the next line). */
-    private fun lineOf(json: String, key: String): String {
-        val start = json.indexOf("\"$key\":{")
-        assertTrue(start >= 0, "no $key in $json")
-        val next = json.indexOf("\"spot/", start + key.length + 3)
-        return json.substring(start, if (next < 0) json.length else next)
-    }
-
     @Test
     fun `the TLS step times a good handshake and names each certificate failure`() {
         val good = line("good", TestCa.leaf("localhost"))
@@ -77,7 +69,7 @@ class DiagnosisTlsTest {
             .also { opened.add(it) }
         val report = kit.diagnose("spot", 5_000)
 
-        val ok = lineOf(report.json, "spot/good")
+        val ok = reportLine(report.json, "spot/good")
         assertTrue(ok.contains("\"result\":\"ok\""), ok)
         assertTrue(Regex("\"tls_ms\":\\d+").containsMatchIn(ok), ok)
         assertFalse(ok.contains("tls_error"), ok)
@@ -89,7 +81,7 @@ class DiagnosisTlsTest {
             "spot/wronghost" to "tls_failure (hostname_mismatch)",
             "spot/selfsigned" to "tls_failure (SSLHandshakeException)",
         )) {
-            val bad = lineOf(report.json, key)
+            val bad = reportLine(report.json, key)
             assertTrue(bad.contains("\"result\":\"tls_failed\""), bad)
             assertTrue(Regex("\"tcp_ms\":\\d+").containsMatchIn(bad), "TCP connected: $bad")
             assertTrue(bad.contains("\"tls_error\":\"$error\""), bad)

@@ -13,15 +13,7 @@ import org.junit.jupiter.api.Test
  * `observe` the reason and line `on` would have routed with: on [RouteDecision] and on the
  * [RouteTag] of each response.
  */
-class RolloutTagTest {
-    private val a = LineServer("a")
-    private val b = LineServer("b")
-
-    @AfterEach
-    fun tearDown() {
-        a.close()
-        b.close()
-    }
+class RolloutTagTest : TwoLineServers() {
 
     /** Business lines `watch` (observe), `old` (off) and `live` (on), each on lines a and b. */
     private fun config(): String {

@@ -5,6 +5,7 @@ import mockwebserver3.MockResponse
 import mockwebserver3.MockWebServer
 import mockwebserver3.RecordedRequest
 import org.junit.jupiter.api.AfterEach
+import org.junit.jupiter.api.Assertions.assertTrue
 import java.net.InetAddress
 import java.util.concurrent.ConcurrentLinkedQueue
 import java.util.concurrent.TimeUnit
@@ -136,4 +137,12 @@ class NoDelayServerSocketFactory(
 
     override fun createServerSocket(port: Int, backlog: Int, ifAddress: java.net.InetAddress?): java.net.ServerSocket =
         NoDelayServerSocket().apply { bind(java.net.InetSocketAddress(ifAddress, port), backlog) }
+}
+
+/** The JSON object of line [key] in a diagnosis report (keys are sorted, so it ends at the next line). */
+internal fun reportLine(json: String, key: String): String {
+    val start = json.indexOf("\"$key\":{")
+    assertTrue(start >= 0, "no $key in $json")
+    val next = json.indexOf("\"spot/", start + key.length + 3)
+    return json.substring(start, if (next < 0) json.length else next)
 }
