@@ -682,7 +682,8 @@ pub(crate) fn execute(
                 None => None,
             };
             let mode = call_mode(mode, "route")?;
-            let (d, sent) = engine.route_inferred_as(url, method, &pairs, explicit, &exclude, mode);
+            let (d, sent) =
+                engine.route_with_headers(url, method, &pairs, explicit, &exclude, mode);
             let sent: Map<String, Value> = sent
                 .into_iter()
                 .map(|(k, v)| (k, Value::String(v)))

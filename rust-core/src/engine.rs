@@ -376,27 +376,22 @@ impl LineKit {
     }
 
     /// Routes a request given as URL, method and all its headers (private `X-Line-*`
-    /// headers are read here); returns the decision and the headers to send.
+    /// headers are read here); returns the decision and the headers to send. `protocol`
+    /// `None` infers the pool from the request: a WebSocket handshake (`Upgrade:
+    /// websocket`, or a `ws://` / `wss://` URL) uses the business line's `ws` pool,
+    /// anything else `http`. `mode` is the rollout mode of the call's first attempt, which a
+    /// retry passes back (see [`RouteRequest::mode`]); `None` for a first attempt.
     pub fn route_with_headers<N: AsRef<str>, V: AsRef<str>>(
         &self,
         url: &str,
         method: &str,
         headers: &[(N, V)],
-        protocol: Protocol,
-        exclude: &[&str],
-    ) -> (RouteDecision, Vec<(String, String)>) {
-        self.route_headers(url, method, headers, protocol, exclude, None)
-    }
-
-    fn route_headers<N: AsRef<str>, V: AsRef<str>>(
-        &self,
-        url: &str,
-        method: &str,
-        headers: &[(N, V)],
-        protocol: Protocol,
+        protocol: Option<Protocol>,
         exclude: &[&str],
         mode: Option<RolloutMode>,
     ) -> (RouteDecision, Vec<(String, String)>) {
+        let protocol =
+            protocol.unwrap_or_else(|| crate::line::upgrade::infer_protocol(url, headers));
         let private = headers::LineHeaders::parse(headers);
         let req = RouteRequest {
             mode,
@@ -409,37 +404,6 @@ impl LineKit {
             .map(|(n, v)| (n.as_ref().to_string(), v.as_ref().to_string()))
             .collect();
         (decision, sent)
-    }
-
-    /// Like [`LineKit::route_with_headers`], with the pool inferred from the request when
-    /// `protocol` is `None`: a WebSocket handshake (`Upgrade: websocket`, or a `ws://` /
-    /// `wss://` URL) uses the business line's `ws` pool, anything else `http`.
-    pub fn route_inferred<N: AsRef<str>, V: AsRef<str>>(
-        &self,
-        url: &str,
-        method: &str,
-        headers: &[(N, V)],
-        protocol: Option<Protocol>,
-        exclude: &[&str],
-    ) -> (RouteDecision, Vec<(String, String)>) {
-        self.route_inferred_as(url, method, headers, protocol, exclude, None)
-    }
-
-    /// [`LineKit::route_inferred`] for an attempt of a call that started under rollout
-    /// mode `mode` (a retry passes its first decision's mode back; see
-    /// [`RouteRequest::mode`]).
-    pub fn route_inferred_as<N: AsRef<str>, V: AsRef<str>>(
-        &self,
-        url: &str,
-        method: &str,
-        headers: &[(N, V)],
-        protocol: Option<Protocol>,
-        exclude: &[&str],
-        mode: Option<RolloutMode>,
-    ) -> (RouteDecision, Vec<(String, String)>) {
-        let protocol =
-            protocol.unwrap_or_else(|| crate::line::upgrade::infer_protocol(url, headers));
-        self.route_headers(url, method, headers, protocol, exclude, mode)
     }
 
     /// Records the outcome of one attempt. Unknown business lines or lines are ignored

@@ -1,9 +1,20 @@
-"""Helpers the static tests of scripts/tests share: the checkout's root and ELF images."""
+"""Helpers the static tests of scripts/tests share: the checkout's root, a temporary
+directory per test and ELF images."""
 
 import pathlib
+import shutil
 import struct
+import tempfile
+import unittest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def temp_dir(test: unittest.TestCase) -> pathlib.Path:
+    """A new empty directory, deleted when TEST ends."""
+    path = pathlib.Path(tempfile.mkdtemp())
+    test.addCleanup(shutil.rmtree, path)
+    return path
 
 # (ELF class, e_machine) of each Android ABI.
 ABIS = {

@@ -4,12 +4,11 @@ alone or inside an AAR/APK, and passes one aligned for 16 KB."""
 import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 import zipfile
 from pathlib import Path
 
-from support import ABIS, ROOT, elf_image
+from support import ABIS, ROOT, elf_image, temp_dir
 
 CHECK = ROOT / "scripts" / "check_16k_alignment.py"
 
@@ -22,8 +21,7 @@ def check(*paths):
 
 class AlignmentCheck(unittest.TestCase):
     def setUp(self):
-        self.dir = Path(tempfile.mkdtemp())
-        self.addCleanup(shutil.rmtree, self.dir)
+        self.dir = temp_dir(self)
 
     def write(self, name, data):
         path = self.dir / name

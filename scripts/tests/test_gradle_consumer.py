@@ -9,13 +9,11 @@ declare no repositories, reach no other project, and take every version from
 gradle/libs.versions.toml of its own checkout, whose keys must exist."""
 
 import re
-import shutil
-import tempfile
 import tomllib
 import unittest
 from pathlib import Path
 
-from support import ROOT
+from support import ROOT, temp_dir
 
 MODULE = ROOT / "android-bindings" / "android"
 BUILD = MODULE / "build.gradle.kts"
@@ -65,8 +63,7 @@ def plugins_block(script: str) -> str:
 
 class GradleConsumer(unittest.TestCase):
     def setUp(self):
-        self.consumer = Path(tempfile.mkdtemp())
-        self.addCleanup(shutil.rmtree, self.consumer)
+        self.consumer = temp_dir(self)
         (self.consumer / "settings.gradle.kts").write_text(CONSUMER_SETTINGS.format(module=MODULE))
         (self.consumer / "build.gradle.kts").write_text(CONSUMER_BUILD)
         (self.consumer / "app").mkdir()

@@ -5,14 +5,12 @@ that record what they were given, so nothing is built."""
 
 import os
 import re
-import shutil
 import subprocess
-import tempfile
 import tomllib
 import unittest
 from pathlib import Path
 
-from support import ROOT
+from support import ROOT, temp_dir
 
 FLAGS = ROOT / "scripts" / "release-flags.sh"
 PAGES = ("-Wl,-z,max-page-size=16384", "-Wl,-z,common-page-size=16384")
@@ -89,8 +87,7 @@ class ReleaseFlags(unittest.TestCase):
 
 class ToolchainCheck(unittest.TestCase):
     def setUp(self):
-        self.bin = Path(tempfile.mkdtemp())
-        self.addCleanup(shutil.rmtree, self.bin)
+        self.bin = temp_dir(self)
 
     def stand_in(self, name, body):
         path = self.bin / name
@@ -122,8 +119,7 @@ class CargoNdkScript(unittest.TestCase):
     RUSTFLAGS, the pinned rustc and a rustup that reports rust-src installed."""
 
     def setUp(self):
-        self.dir = Path(tempfile.mkdtemp())
-        self.addCleanup(shutil.rmtree, self.dir)
+        self.dir = temp_dir(self)
         self.log = self.dir / "calls"
         for name, body in {
             "cargo": f'printf "%s\\n" "ARGS $*" "RUSTFLAGS $RUSTFLAGS" "BOOTSTRAP ${{RUSTC_BOOTSTRAP:-}}" >> {self.log}',
@@ -182,8 +178,7 @@ class ToolchainScript(unittest.TestCase):
     rust-toolchain.toml lists, with a stand-in rustup that logs its arguments."""
 
     def test_installs_the_files_targets_and_components(self):
-        bin_dir = Path(tempfile.mkdtemp())
-        self.addCleanup(shutil.rmtree, bin_dir)
+        bin_dir = temp_dir(self)
         log = bin_dir / "calls"
         for name, body in {"rustup": f'echo "$*" >> {log}', "rustc": 'echo "rustc stand-in"'}.items():
             (bin_dir / name).write_text(f"#!/usr/bin/env bash\n{body}\n")

@@ -9,7 +9,6 @@ use crate::support;
 use linekit_core::engine::{LineKit, Report, RuntimeMode};
 use linekit_core::error::Error;
 use linekit_core::line::Outcome;
-use serde_json::Value;
 use std::sync::Arc;
 use support::replay::{line_at, request_field, run_deterministic};
 use support::temp::TempDir;

@@ -161,8 +161,9 @@ impl<W: World> Sim<W> {
                 &self.url,
                 "GET",
                 &[],
-                Protocol::Http,
+                Some(Protocol::Http),
                 &ex,
+                None,
             );
             let mut route = json!({"at": now, "op": "route", "url": self.url, "method": "GET"});
             if !exclude.is_empty() {

@@ -92,8 +92,9 @@ fn suffix_match_and_explicit_biz_header() {
         "https://a.static.example.com/x",
         "GET",
         &[("X-Line-Biz", "cdn"), ("Accept", "*/*")],
-        Protocol::Http,
+        Some(Protocol::Http),
         &[],
+        None,
     );
     assert_eq!(
         (
@@ -114,8 +115,9 @@ fn biz_header_cannot_move_a_request_to_a_business_line_whose_match_excludes_its_
             url,
             "GET",
             &[("X-Line-Biz", name), ("Authorization", "Bearer t")],
-            Protocol::Http,
+            Some(Protocol::Http),
             &[],
+            None,
         );
         (d.url(url), d.biz.as_deref().map(str::to_string), d.reason)
     };
@@ -145,7 +147,14 @@ fn biz_header_picks_among_business_lines_that_claim_the_host() {
             "wide": {"match": ["*.example.com"], "http": [{"id": "w", "url": "https://wide.example.net"}]}}}"#,
     );
     let url = "https://api.example.com/x";
-    let (d, _) = kit.route_with_headers(url, "GET", &[("X-Line-Biz", "wide")], Protocol::Http, &[]);
+    let (d, _) = kit.route_with_headers(
+        url,
+        "GET",
+        &[("X-Line-Biz", "wide")],
+        Some(Protocol::Http),
+        &[],
+        None,
+    );
     assert_eq!(
         (d.url(url).as_str(), d.biz.as_deref()),
         ("https://wide.example.net/x", Some("wide"))
@@ -168,8 +177,9 @@ fn every_private_header_is_stripped_case_insensitively() {
         "https://api.example.com/",
         "GET",
         &headers,
-        Protocol::Http,
+        Some(Protocol::Http),
         &[],
+        None,
     );
     let names: Vec<&str> = sent.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["Authorization", "X-Lines-Not-Private"]);
@@ -182,8 +192,9 @@ fn keep_original_host_leaves_the_request_alone() {
         "https://api.example.com/pay?id=1",
         "POST",
         &[("X-Line-Keep-Original-Host", "true")],
-        Protocol::Http,
+        Some(Protocol::Http),
         &[],
+        None,
     );
     assert_eq!(
         (d.url("https://api.example.com/pay?id=1").as_str(), d.reason),
@@ -200,8 +211,9 @@ fn fixed(kit: &LineKit, value: &str) -> (String, Reason, Vec<(String, String)>) 
         url,
         "GET",
         &[("X-Line-Fixed-Host", value), ("Authorization", "Bearer t")],
-        Protocol::Http,
+        Some(Protocol::Http),
         &[],
+        None,
     );
     (d.url(url), d.reason, sent)
 }
@@ -270,8 +282,9 @@ fn fixed_host_to_an_unknown_origin_is_refused_and_the_request_routes_as_without_
         "https://elsewhere.example.org/x",
         "GET",
         &[("X-Line-Fixed-Host", "https://[::1]:22")],
-        Protocol::Http,
+        Some(Protocol::Http),
         &[],
+        None,
     );
     assert_eq!(
         (

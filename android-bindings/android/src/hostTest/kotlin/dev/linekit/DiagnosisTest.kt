@@ -90,12 +90,7 @@ class DiagnosisTest {
 
     private fun kit(vararg lines: Pair<String, Int>): LineKit {
         val http = lines.joinToString(",") { (id, port) -> """{"id":"$id","url":"http://127.0.0.1:$port"}""" }
-        return LineKit.Builder()
-            .configJson(
-                """{"version":1,"allow_cleartext":true,"thresholds":{"startup_detect_delay_ms":600000},
-                   "biz_lines":{"spot":{"match":["api.linekit.test"],"http":[$http]}}}""",
-            )
-            .build()
+        return diagnosisKit(http, cleartext = true)
             .also { opened.add(it) }
     }
 
@@ -132,12 +127,7 @@ class DiagnosisTest {
     @Test
     fun `a TLS line whose server does not speak TLS fails the handshake, named as such`() {
         val plain = PlainTextServer().also { opened.add(it) }
-        val kit = LineKit.Builder()
-            .configJson(
-                """{"version":1,"thresholds":{"startup_detect_delay_ms":600000},
-                   "biz_lines":{"spot":{"http":[{"id":"tls","url":"https://127.0.0.1:${plain.port}"}]}}}""",
-            )
-            .build()
+        val kit = diagnosisKit("""{"id":"tls","url":"https://127.0.0.1:${plain.port}"}""")
             .also { opened.add(it) }
         val report = kit.diagnose("spot", 5_000)
         val tls = reportLine(report.json, "spot/tls")
@@ -150,12 +140,7 @@ class DiagnosisTest {
     @Test
     fun `a handshake cut by the deadline keeps the connect time`() {
         val silent = PlainTextServer(silent = true).also { opened.add(it) }
-        val kit = LineKit.Builder()
-            .configJson(
-                """{"version":1,"thresholds":{"startup_detect_delay_ms":600000},
-                   "biz_lines":{"spot":{"http":[{"id":"tls","url":"https://127.0.0.1:${silent.port}"}]}}}""",
-            )
-            .build()
+        val kit = diagnosisKit("""{"id":"tls","url":"https://127.0.0.1:${silent.port}"}""")
             .also { opened.add(it) }
         val tls = reportLine(kit.diagnose("spot", 800).json, "spot/tls")
         assertTrue(Regex("\"tcp_ms\":\\d+").containsMatchIn(tls), tls)

@@ -60,12 +60,7 @@ class DiagnosisTlsTest {
         val selfSigned = line("selfsigned", TestCa.selfSigned("localhost"))
         val lines = listOf(good, expired, wrongHost, selfSigned)
         val http = lines.joinToString(",") { """{"id":"${it.name}","url":"${it.origin}"}""" }
-        val kit = LineKit.Builder()
-            .configJson(
-                """{"version":1,"thresholds":{"startup_detect_delay_ms":600000},
-                   "biz_lines":{"spot":{"http":[$http]}}}""",
-            )
-            .build()
+        val kit = diagnosisKit(http)
             .also { opened.add(it) }
         val report = kit.diagnose("spot", 5_000)
 

@@ -146,3 +146,16 @@ internal fun reportLine(json: String, key: String): String {
     val next = json.indexOf("\"spot/", start + key.length + 3)
     return json.substring(start, if (next < 0) json.length else next)
 }
+
+/**
+ * A kit for diagnosis tests: business line `spot` (matching `api.linekit.test`) on the
+ * lines [http] (JSON objects, comma-separated), no start-up detect, cleartext lines allowed
+ * when [cleartext].
+ */
+internal fun diagnosisKit(http: String, cleartext: Boolean = false): LineKit =
+    LineKit.Builder()
+        .configJson(
+            """{"version":1,"allow_cleartext":$cleartext,"thresholds":{"startup_detect_delay_ms":600000},
+               "biz_lines":{"spot":{"match":["api.linekit.test"],"http":[$http]}}}""",
+        )
+        .build()
