@@ -140,21 +140,20 @@ internal interface UniffiLib : Library {
     }
 
     #[test]
-    fn a_declaration_that_never_closes_is_an_error_naming_it() {
-        let err = without_async_scaffolding(
-            "    external fun ffi_linekit_rust_future_poll_u8(`handle`: Long,\n    other\n",
-        )
-        .unwrap_err();
-        assert!(err.contains("ffi_linekit_rust_future_poll_u8"), "{err}");
-    }
-
-    #[test]
-    fn a_reference_left_outside_a_declaration_is_an_error_with_its_line() {
-        let err = without_async_scaffolding(
-            "fun call() {\n    UniffiLib.ffi_linekit_rust_future_poll_u8(1, cb, 0)\n}\n",
-        )
-        .unwrap_err();
-        assert!(err.contains("line 2"), "{err}");
+    fn a_declaration_that_never_closes_or_a_reference_outside_one_is_an_error_naming_it() {
+        for (src, named) in [
+            (
+                "    external fun ffi_linekit_rust_future_poll_u8(`handle`: Long,\n    other\n",
+                "ffi_linekit_rust_future_poll_u8",
+            ),
+            (
+                "fun call() {\n    UniffiLib.ffi_linekit_rust_future_poll_u8(1, cb, 0)\n}\n",
+                "line 2",
+            ),
+        ] {
+            let err = without_async_scaffolding(src).unwrap_err();
+            assert!(err.contains(named), "{err}");
+        }
     }
 
     #[test]

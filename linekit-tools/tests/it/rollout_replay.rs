@@ -35,6 +35,11 @@ fn step_url(scenario: &Value, at: u64) -> String {
         .to_string()
 }
 
+/// The values of `keys` in the output line `line`, as one JSON array to compare.
+fn fields(line: &Value, keys: &[&str]) -> Value {
+    Value::Array(keys.iter().map(|k| line[*k].clone()).collect())
+}
+
 #[test]
 fn observe_keeps_every_url_makes_no_retry_and_records_the_would_be_line() {
     let lines = run_deterministic(OBSERVE);
@@ -45,8 +50,8 @@ fn observe_keeps_every_url_makes_no_retry_and_records_the_would_be_line() {
         let at = r["at"].as_u64().unwrap();
         assert_eq!(r["url"], step_url(&scenario, at), "at {at}: URL unchanged");
         assert_eq!(
-            (&r["mode"], &r["reason"], &r["max_retries"]),
-            (&json!("observe"), &json!("observe"), &json!(0)),
+            fields(r, &["mode", "reason", "max_retries"]),
+            json!(["observe", "observe", 0]),
             "at {at}"
         );
         assert!(r["would_line"].is_string(), "at {at}: {r}");
@@ -62,13 +67,13 @@ fn observe_keeps_every_url_makes_no_retry_and_records_the_would_be_line() {
     // Before any probe nothing is known healthy; after the start-up probes the origin is.
     let first = line_at(&lines, "route", 0);
     assert_eq!(
-        (&first["would_line"], &first["would_healthy"]),
-        (&json!("origin"), &json!(false))
+        fields(first, &["would_line", "would_healthy"]),
+        json!(["origin", false])
     );
     let probed = line_at(&lines, "route", 2000);
     assert_eq!(
-        (&probed["would_line"], &probed["would_healthy"]),
-        (&json!("origin"), &json!(true))
+        fields(probed, &["would_line", "would_healthy"]),
+        json!(["origin", true])
     );
     // Observe pools are probed (the start-up detect probes both lines).
     let probes: Vec<String> = requests(&lines, "probe").into_iter().map(|r| r.2).collect();
@@ -98,20 +103,14 @@ fn observe_keeps_every_url_makes_no_retry_and_records_the_would_be_line() {
     );
     let retry = line_at(&lines, "route", 3101);
     assert_eq!(
-        (&retry["url"], &retry["would_reason"]),
-        (
-            &json!("https://api.example.com/quote"),
-            &json!("retry_excluded")
-        )
+        fields(retry, &["url", "would_reason"]),
+        json!(["https://api.example.com/quote", "retry_excluded"])
     );
     let origin = pool_at(&lines, 3200, "spot/http")
         .iter()
         .find(|l| l["id"] == "origin")
         .unwrap();
-    assert_eq!(
-        (&origin["failures"], &origin["breaker"]),
-        (&json!(3), &json!("open"))
-    );
+    assert_eq!(fields(origin, &["failures", "breaker"]), json!([3, "open"]));
     // A URL whose origin is no line of the pool is measured nowhere.
     let foreign = line_at(&lines, "route", 3103);
     assert_eq!(
@@ -186,8 +185,8 @@ fn off_touches_nothing() {
     // The business line whose override says `on` is routed and probed as usual...
     let trade = line_at(&lines, "route", 2);
     assert_eq!(
-        (&trade["mode"], &trade["url"]),
-        (&json!("on"), &json!("https://trade-main.example.com/order"))
+        fields(trade, &["mode", "url"]),
+        json!(["on", "https://trade-main.example.com/order"])
     );
     let probes = requests(&lines, "probe");
     assert_eq!(probes.len(), 3, "start-up and two revives: {probes:?}");
@@ -205,8 +204,8 @@ fn off_touches_nothing() {
             .find(|l| l["id"] == id)
             .unwrap();
         assert_eq!(
-            (&line["used"], &line["failures"], &line["breaker"]),
-            (&json!(false), &json!(0), &json!("closed")),
+            fields(line, &["used", "failures", "breaker"]),
+            json!([false, 0, "closed"]),
             "{pool} {id}: reports of an off business line are ignored"
         );
     }
@@ -321,18 +320,14 @@ fn a_remote_config_switching_observe_to_on_applies_to_the_next_request() {
     let lines = run_deterministic(SWITCH);
     let before = line_at(&lines, "route", 0);
     assert_eq!(
-        (&before["mode"], &before["url"]),
-        (&json!("observe"), &json!("https://api.example.com/quote"))
+        fields(before, &["mode", "url"]),
+        json!(["observe", "https://api.example.com/quote"])
     );
     assert_eq!(line_at(&lines, "config", 100)["applied"], true);
     let after = line_at(&lines, "route", 101);
     assert_eq!(
-        (&after["mode"], &after["url"], &after["max_retries"]),
-        (
-            &json!("on"),
-            &json!("https://spot-ali.example.com/quote"),
-            &json!(1)
-        )
+        fields(after, &["mode", "url", "max_retries"]),
+        json!(["on", "https://spot-ali.example.com/quote", 1])
     );
     assert!(after.get("would_line").is_none());
     // A call that started under `on` keeps it after a switch back to `observe`: its retry
@@ -340,17 +335,13 @@ fn a_remote_config_switching_observe_to_on_applies_to_the_next_request() {
     assert_eq!(line_at(&lines, "config", 210)["applied"], true);
     let retry = line_at(&lines, "route", 220);
     assert_eq!(
-        (&retry["mode"], &retry["reason"], &retry["url"]),
-        (
-            &json!("on"),
-            &json!("retry_excluded"),
-            &json!("https://spot-tx.example.com/order")
-        )
+        fields(retry, &["mode", "reason", "url"]),
+        json!(["on", "retry_excluded", "https://spot-tx.example.com/order"])
     );
     let fresh = line_at(&lines, "route", 221);
     assert_eq!(
-        (&fresh["mode"], &fresh["url"]),
-        (&json!("observe"), &json!("https://api.example.com/quote"))
+        fields(fresh, &["mode", "url"]),
+        json!(["observe", "https://api.example.com/quote"])
     );
     assert_eq!(
         line_at(&lines, "state", 222)["rollout"],

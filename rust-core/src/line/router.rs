@@ -438,25 +438,12 @@ impl Topology {
         refused: &mut Option<Reason>,
     ) -> RouteDecision {
         if let Some(rule) = self.convergence.rule(url.host) {
+            let converged = Converged {
+                prefix: &rule.path_prefix,
+                released: rule.released,
+            };
             let biz = &self.biz[rule.biz];
-            let mode = req.mode.unwrap_or(biz.mode);
-            if mode == RolloutMode::Off {
-                return unchanged(req, Some(biz), Reason::RolloutOff, mode);
-            }
-            if !rule.released {
-                return unchanged(req, Some(biz), Reason::MergeGrayOut, mode);
-            }
-            let Some(pool) = biz.pool(req.protocol) else {
-                return unchanged(req, Some(biz), Reason::Unmanaged, mode);
-            };
-            let route = OnPool {
-                req,
-                url,
-                prefix: Some(&rule.path_prefix),
-                biz,
-                mode,
-            };
-            return self.route_on(&route, pool, now_ms, downgrade);
+            return self.route_in_biz(req, url, biz, Some(converged), now_ms, downgrade);
         }
         let named = req.biz.and_then(|name| self.biz_entry(name));
         let named = match named {
@@ -469,9 +456,27 @@ impl Topology {
         let Some(biz) = named.or_else(|| self.biz_for_host(url.host)) else {
             return unchanged(req, None, Reason::Unmanaged, RolloutMode::On);
         };
+        self.route_in_biz(req, url, biz, None, now_ms, downgrade)
+    }
+
+    /// The decision for `req` in business line `biz` (on a host converged as `converged`,
+    /// when it is): left alone under `off` or while the convergence is grayed out, else
+    /// routed on the pool of its protocol.
+    fn route_in_biz(
+        &self,
+        req: &RouteRequest<'_>,
+        url: &SplitUrl<'_>,
+        biz: &BizEntry,
+        converged: Option<Converged<'_>>,
+        now_ms: u64,
+        downgrade: bool,
+    ) -> RouteDecision {
         let mode = req.mode.unwrap_or(biz.mode);
         if mode == RolloutMode::Off {
             return unchanged(req, Some(biz), Reason::RolloutOff, mode);
+        }
+        if converged.as_ref().is_some_and(|c| !c.released) {
+            return unchanged(req, Some(biz), Reason::MergeGrayOut, mode);
         }
         let Some(pool) = biz.pool(req.protocol) else {
             return unchanged(req, Some(biz), Reason::Unmanaged, mode);
@@ -479,7 +484,7 @@ impl Topology {
         let route = OnPool {
             req,
             url,
-            prefix: None,
+            prefix: converged.map(|c| c.prefix),
             biz,
             mode,
         };
@@ -566,6 +571,14 @@ impl Topology {
             pool.select(now_ms, exclude)
         }
     }
+}
+
+/// A host's convergence rule, as routing needs it.
+struct Converged<'r> {
+    /// The path prefix requests to the converged host get.
+    prefix: &'r Arc<str>,
+    /// Whether this install is inside the convergence's gray release.
+    released: bool,
 }
 
 /// A request of a business line about to be routed on one of its pools.

@@ -222,6 +222,16 @@ fn restart(kit: LineKit) {
     drop(kit);
 }
 
+/// `kit` started from the sealed asset, having skipped the last good file for a reason
+/// that starts with `why`.
+fn assert_sealed_skipping_last_good(kit: &LineKit, why: &str) {
+    let status = kit.config_status();
+    assert_eq!(status.source, "sealed");
+    assert_eq!(status.skipped[0].source, "last_good");
+    let reason = &status.skipped[0].reason;
+    assert!(reason.starts_with(why), "{reason}");
+}
+
 #[test]
 fn the_persisted_config_must_verify_under_the_chain_from_the_app_trust() {
     let (k1, k2, k9) = (key(1), key(2), key(9));
@@ -270,15 +280,7 @@ fn the_persisted_config_must_verify_under_the_chain_from_the_app_trust() {
     restart(kit);
     // A file replaced by one under its own trust is skipped for the sealed asset.
     LastGoodStore::new(dir.path()).save(&own, &[]).unwrap();
-    let kit = sealed_kit(&app, dir.path());
-    let status = kit.config_status();
-    assert_eq!(status.source, "sealed");
-    assert_eq!(status.skipped[0].source, "last_good");
-    assert!(
-        status.skipped[0].reason.starts_with("unknown_key: "),
-        "{}",
-        status.skipped[0].reason
-    );
+    assert_sealed_skipping_last_good(&sealed_kit(&app, dir.path()), "unknown_key: ");
 }
 
 #[test]
@@ -306,14 +308,7 @@ fn deleting_the_last_good_file_does_not_reopen_rollback() {
     restart(kit);
     // An older file put back is skipped at start-up too.
     store.save(&v5, &[]).unwrap();
-    let kit = sealed_kit(&app, dir.path());
-    let status = kit.config_status();
-    assert_eq!(status.source, "sealed");
-    assert!(
-        status.skipped[0].reason.starts_with("not_newer: "),
-        "{}",
-        status.skipped[0].reason
-    );
+    assert_sealed_skipping_last_good(&sealed_kit(&app, dir.path()), "not_newer: ");
 }
 
 #[test]

@@ -106,12 +106,22 @@ class TlsLinesTest {
         val b = line("b")
         val client = client(kit("a" to a.origin, "b" to b.origin))
         get(client).use { assertEquals("b", it.body.string()) }
+        assertFirstAttemptUnverified(a) { it.contains("Hostname a.linekit.test not verified") }
+    }
+
+    /**
+     * The first attempt went to [line] and failed certificate verification (an
+     * [SSLPeerUnverifiedException] whose message passes [message]), and nothing was sent
+     * to [line].
+     */
+    private fun assertFirstAttemptUnverified(line: TlsLine, message: (String) -> Boolean) {
         val failed = attempts.first()
-        assertEquals("a", failed.route.line)
+        assertEquals(line.name, failed.route.line)
         assertEquals(AttemptOutcome.TLS_FAILURE, failed.outcome)
         assertTrue(failed.error is SSLPeerUnverifiedException, failed.error.toString())
-        assertTrue(failed.error!!.message!!.contains("Hostname a.linekit.test not verified"), failed.error!!.message)
-        assertTrue(a.received.isEmpty(), "nothing was sent to a")
+        val text = failed.error!!.message!!
+        assertTrue(message(text), text)
+        assertTrue(line.received.isEmpty(), "nothing was sent to ${line.name}")
     }
 
     /** Certificates a line may present that no client may accept. */
@@ -258,12 +268,7 @@ class TlsLinesTest {
         val pins = CertificatePinner.Builder().add("*.linekit.test", CertificatePinner.pin(bCert.certificate)).build()
         val client = client(kit("a" to a.origin, "b" to b.origin)) { certificatePinner(pins) }
         get(client).use { assertEquals("b", it.body.string()) }
-        val failed = attempts.first()
-        assertEquals("a", failed.route.line)
-        assertEquals(AttemptOutcome.TLS_FAILURE, failed.outcome)
-        assertTrue(failed.error is SSLPeerUnverifiedException, failed.error.toString())
-        assertTrue(failed.error!!.message!!.startsWith("Certificate pinning failure!"), failed.error!!.message)
-        assertTrue(a.received.isEmpty(), "nothing was sent to a")
+        assertFirstAttemptUnverified(a) { it.startsWith("Certificate pinning failure!") }
         assertTrue(events("report", "a").any { it.contains("\"outcome\":\"tls_failure\"") }, trace.toString())
         assertBreakerOpened("a")
         get(client).use { assertEquals("b", it.body.string()) }
