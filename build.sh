@@ -437,9 +437,12 @@ bench_all() {
   echo "== JVM start-up (fresh JVM)"
   # shellcheck disable=SC2046
   java $(jvm_native_flags) -cp "$cp" dev.linekit.bench.StartupTime "$raw/startup_jvm.json"
-  echo "== JVM start-up, step by step (fresh JVM)"
-  # shellcheck disable=SC2046
-  java $(jvm_native_flags) -cp "$cp" dev.linekit.bench.StartupBreakdown "$raw/startup_breakdown.json"
+  echo "== JVM start-up, step by step (5 fresh JVMs)"
+  local run
+  for run in 1 2 3 4 5; do
+    # shellcheck disable=SC2046
+    java $(jvm_native_flags) -cp "$cp" dev.linekit.bench.StartupBreakdown "$raw/startup_breakdown_$run.json"
+  done
   echo "== summary"
   python3 scripts/bench-report.py "$raw" "$ROOT/bench/results"
 }

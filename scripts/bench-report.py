@@ -27,6 +27,14 @@ def load(name):
         return None
 
 
+def linekit_own_ms(breakdown):
+    """Linekit's own share of a fresh JVM's build() -> first route: every measured step but
+    OkHttp's class initialisation (which the app's own client pays anyway)."""
+    if "linekit_own_ms" in breakdown:
+        return breakdown["linekit_own_ms"]
+    return breakdown["all_steps_ms"] - breakdown["okhttp_client_class_init_ms"]
+
+
 def machine():
     cpu = "unknown"
     try:
@@ -97,6 +105,7 @@ def main():
     footprint = load("footprint.json")
     fleet = load("fleet.json")
     sizes = load("so_size.json")
+    breakdowns = [b for b in (load(f"startup_breakdown_{i}.json") for i in range(1, 6)) if b]
 
     def p50(name):
         return (jmh.get(name) or {}).get("p50")
@@ -154,6 +163,39 @@ def main():
                f"{first:.0f} ms first in a fresh JVM (breakdown: StartupBreakdown, BENCHMARKS.md)")
     else:
         target(startup_name, "not measured", "no startup_jvm.json")
+    rr_name = "routeReportJni p50 <= 400 ns (JMH)"
+    if rr_jni is None:
+        target(rr_name, "not measured", "no HotPathBench.routeReportJni in jmh.json")
+    else:
+        target(rr_name, "met" if rr_jni <= 400 else "missed", f"p50 {rr_jni} ns")
+    ij = p50("InterceptorOverheadBench.interceptJni")
+    isl = p50("InterceptorOverheadBench.interceptStaticList")
+    base = p50("InterceptorOverheadBench.baseline")
+    ij_name = "interceptJni p50 <= interceptStaticList p50 (JMH)"
+    if ij is None or isl is None:
+        target(ij_name, "not measured", "no InterceptorOverheadBench in jmh.json")
+    else:
+        ratios["intercept_jni_over_static_list_p50"] = ratio(ij, isl)
+        target(ij_name, "met" if ij <= isl else "missed",
+               f"{ij} ns vs {isl} ns (x{ratio(ij, isl)}; baseline {base} ns)")
+    cpu_eq_name = "Linekit's added caller CPU per request <= the static list's, at 1 and 8 callers"
+    if overhead and all("static_list_added_caller_cpu_us_per_req" in (overhead.get(k) or {})
+                        for k in ("callers_1", "callers_8")):
+        rows = [(k, overhead[k]) for k in ("callers_1", "callers_8")]
+        ok = all(c["added_caller_cpu_us_per_req"] <= c["static_list_added_caller_cpu_us_per_req"] for _, c in rows)
+        target(cpu_eq_name, "met" if ok else "missed", "; ".join(
+            f"{k.replace('_', '=')}: {c['added_caller_cpu_us_per_req']:+.1f} vs {c['static_list_added_caller_cpu_us_per_req']:+.1f} us"
+            for k, c in rows))
+    else:
+        target(cpu_eq_name, "not measured", "no static_list client in request_overhead.json")
+    own_name = "fresh-JVM build() -> first route under 50 ms of Linekit's own time, 5 fresh JVMs"
+    if breakdowns:
+        own = sorted(linekit_own_ms(b) for b in breakdowns)
+        target(own_name, "met" if own[-1] < 50 else "missed",
+               f"median {own[len(own) // 2]:.1f} ms, range {own[0]:.1f}-{own[-1]:.1f} ms over {len(own)} JVMs "
+               "(StartupBreakdown: every step but OkHttp's class init)")
+    else:
+        target(own_name, "not measured", "no startup_breakdown_N.json")
     if outage:
         lk = outage["strategies"]["linekit"]
         failed = lk["phases"]["refused"]["failed"] + lk["phases"]["http_503"]["failed"]
@@ -182,7 +224,8 @@ def main():
         "request_overhead": overhead,
         "outage": outage,
         "lookup_tail_rust": tail,
-        "footprint": {"so_size": sizes, "rust": footprint, "jvm_startup": startup_jvm},
+        "footprint": {"so_size": sizes, "rust": footprint, "jvm_startup": startup_jvm,
+                      "jvm_startup_breakdown": breakdowns},
         "fleet": fleet,
         "targets": targets,
     }
