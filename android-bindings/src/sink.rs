@@ -23,7 +23,8 @@ impl CoreSink for ForeignSink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use linekit_core::trace::TraceKind;
+    use linekit_core::line::{Outcome, Protocol, Timings};
+    use linekit_core::trace::{AttemptTrace, TraceBody};
     use std::sync::{Arc, Mutex};
 
     struct Collect(Arc<Mutex<Vec<String>>>);
@@ -39,10 +40,18 @@ mod tests {
     fn events_arrive_as_json() {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let sink = ForeignSink(Box::new(Collect(seen.clone())));
-        let ev = TraceEvent {
-            line: Some("ali".into()),
-            ..TraceEvent::new(TraceKind::Report, 0)
-        };
+        let ev = TraceEvent::new(
+            0,
+            TraceBody::Report(AttemptTrace {
+                biz: "spot".into(),
+                protocol: Protocol::Http,
+                line: "ali".into(),
+                outcome: Outcome::Ok,
+                status: None,
+                timings: Timings::default(),
+                total_ms: None,
+            }),
+        );
         CoreSink::emit(&sink, &ev);
         let got = seen.lock().map(|v| v.clone()).unwrap_or_default();
         assert_eq!(got.len(), 1);

@@ -84,7 +84,7 @@ use crate::line::{Outcome, Protocol, Timings, WsEvent};
 use crate::net::NetworkState;
 use crate::runtime::{Runtime, Task};
 use crate::trace::redact::host_group;
-use crate::trace::{Reason, TraceEvent, TraceKind, TraceSink};
+use crate::trace::{AttemptTrace, Reason, RouteTrace, TraceBody, TraceEvent, TraceSink};
 use crate::transport::Transport;
 use crate::{Error, Result};
 use std::collections::BTreeMap;
@@ -843,43 +843,47 @@ fn network_view(network: &NetworkState) -> NetworkView {
 
 fn route_event(req: &RouteRequest<'_>, d: &RouteDecision, now: u64, downgrade: bool) -> TraceEvent {
     let host_of = |url: &str| crate::line::SplitUrl::parse(url).map(|u| host_group(u.host));
-    TraceEvent {
-        biz: d.biz.as_deref().map(str::to_string),
-        protocol: Some(d.protocol.as_str().to_string()),
-        line: d.line.as_deref().map(str::to_string),
-        logical_host: host_of(req.url),
-        final_host: match &d.target {
-            Some(t) => Some(host_group(&t.host)),
-            None => host_of(req.url),
-        },
-        reason: Some(d.reason.as_str().to_string()),
-        from_cache: d.reason == Reason::Sticky,
-        downgrade,
-        fixed_host: d.reason == Reason::FixedHost,
-        method: Some(req.method.to_string()),
-        attempt: Some(req.exclude.len() as u32),
-        exclude: (!req.exclude.is_empty())
-            .then(|| req.exclude.iter().map(|l| l.to_string()).collect()),
-        mode: Some(d.mode.as_str().to_string()),
-        would_line: d
-            .would
-            .as_ref()
-            .and_then(|w| w.line.as_deref().map(str::to_string)),
-        would_reason: d.would.as_ref().map(|w| w.reason.as_str().to_string()),
-        would_healthy: d.would.as_ref().map(|w| w.healthy),
-        ..TraceEvent::new(TraceKind::Route, now)
-    }
+    TraceEvent::new(
+        now,
+        TraceBody::Route(RouteTrace {
+            biz: d.biz.as_deref().map(str::to_string),
+            protocol: d.protocol,
+            line: d.line.as_deref().map(str::to_string),
+            logical_host: host_of(req.url),
+            final_host: match &d.target {
+                Some(t) => Some(host_group(&t.host)),
+                None => host_of(req.url),
+            },
+            reason: d.reason,
+            from_cache: d.reason == Reason::Sticky,
+            downgrade,
+            fixed_host: d.reason == Reason::FixedHost,
+            method: Some(req.method.to_string()),
+            attempt: Some(req.exclude.len() as u32),
+            exclude: (!req.exclude.is_empty())
+                .then(|| req.exclude.iter().map(|l| l.to_string()).collect()),
+            mode: Some(d.mode),
+            would_line: d
+                .would
+                .as_ref()
+                .and_then(|w| w.line.as_deref().map(str::to_string)),
+            would_reason: d.would.as_ref().map(|w| w.reason),
+            would_healthy: d.would.as_ref().map(|w| w.healthy),
+        }),
+    )
 }
 
 fn report_event(r: &Report<'_>, biz: &str, line: &str, now: u64) -> TraceEvent {
-    TraceEvent {
-        biz: Some(biz.to_string()),
-        protocol: Some(r.protocol.as_str().to_string()),
-        line: Some(line.to_string()),
-        outcome: Some(r.outcome.as_str().to_string()),
-        status: r.status,
-        timings: r.timings,
-        total_ms: Some(r.cost_ms),
-        ..TraceEvent::new(TraceKind::Report, now)
-    }
+    TraceEvent::new(
+        now,
+        TraceBody::Report(AttemptTrace {
+            biz: biz.to_string(),
+            protocol: r.protocol,
+            line: line.to_string(),
+            outcome: r.outcome,
+            status: r.status,
+            timings: r.timings,
+            total_ms: Some(r.cost_ms),
+        }),
+    )
 }

@@ -12,7 +12,8 @@
 //! this line while the engine did not know it healthy (`would_healthy: false`).
 
 use super::timeline::{bucket_ms, lane_index, slot, BUCKETS};
-use linekit_core::trace::{TraceEvent, TraceKind};
+use linekit_core::line::BreakerState;
+use linekit_core::trace::{TraceBody, TraceEvent};
 
 /// What was known about a line, from the best to the worst.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -89,32 +90,35 @@ pub fn build(records: &[TraceEvent], lanes: &[(String, String)], end_ms: u64) ->
     let mut known: Vec<Known> = lanes.iter().map(|_| Known::default()).collect();
     let mut picks = vec![vec![0u32; BUCKETS]; lanes.len()];
     for r in records {
-        let pool = format!(
-            "{}/{}",
-            r.biz.as_deref().unwrap_or(""),
-            r.protocol.as_deref().unwrap_or("http")
-        );
-        if r.kind == TraceKind::Route && r.would_healthy == Some(false) {
-            if let Some(&i) = r
-                .would_line
-                .as_ref()
-                .and_then(|l| index.get(&(pool.clone(), l.clone())))
-            {
-                picks[i][slot(r.at_ms)] += 1;
+        if let TraceBody::Route(route) = &r.body {
+            if route.would_healthy == Some(false) {
+                let biz = route.biz.as_deref().unwrap_or("");
+                let pool = format!("{biz}/{}", route.protocol.as_str());
+                if let Some(&i) = route
+                    .would_line
+                    .as_ref()
+                    .and_then(|l| index.get(&(pool, l.clone())))
+                {
+                    picks[i][slot(r.at_ms)] += 1;
+                }
             }
         }
-        let Some(&i) = r.line.as_ref().and_then(|l| index.get(&(pool, l.clone()))) else {
+        let Some((biz, protocol, line)) = r.line_key() else {
+            continue;
+        };
+        let pool = format!("{biz}/{}", protocol.as_str());
+        let Some(&i) = index.get(&(pool, line.to_string())) else {
             continue;
         };
         let k = &mut known[i];
         k.catch_up(r.at_ms);
-        match r.kind {
-            TraceKind::Report | TraceKind::Probe => k.fault = Some(r.is_line_fault()),
-            TraceKind::Breaker => {
-                k.open_until = match r.breaker.as_deref() {
-                    Some("open") => Some(r.at_ms.saturating_add(r.cooldown_ms.unwrap_or(0))),
-                    Some("half_open") => Some(r.at_ms),
-                    _ => None,
+        match &r.body {
+            TraceBody::Report(a) | TraceBody::Probe(a) => k.fault = Some(a.is_line_fault()),
+            TraceBody::Breaker(b) => {
+                k.open_until = match b.state {
+                    BreakerState::Open => Some(r.at_ms.saturating_add(b.cooldown_ms.unwrap_or(0))),
+                    BreakerState::HalfOpen => Some(r.at_ms),
+                    BreakerState::Closed => None,
                 };
             }
             _ => continue,
@@ -154,27 +158,50 @@ pub fn build(records: &[TraceEvent], lanes: &[(String, String)], end_ms: u64) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use linekit_core::line::{Outcome, Protocol, Timings};
+    use linekit_core::trace::{AttemptTrace, BreakerTrace};
 
-    fn event(kind: TraceKind, at: u64, line: &str) -> TraceEvent {
-        let mut e = TraceEvent::new(kind, at);
-        e.biz = Some("spot".into());
-        e.line = Some(line.into());
-        e
+    fn attempt(at: u64, probe: bool, outcome: Outcome) -> TraceEvent {
+        let a = AttemptTrace {
+            biz: "spot".into(),
+            protocol: Protocol::Http,
+            line: "a".into(),
+            outcome,
+            status: None,
+            timings: Timings::default(),
+            total_ms: None,
+        };
+        TraceEvent::new(
+            at,
+            if probe {
+                TraceBody::Probe(a)
+            } else {
+                TraceBody::Report(a)
+            },
+        )
+    }
+
+    fn breaker(at: u64, state: BreakerState, cooldown_ms: Option<u64>) -> TraceEvent {
+        TraceEvent::new(
+            at,
+            TraceBody::Breaker(BreakerTrace {
+                biz: Some("spot".into()),
+                protocol: Protocol::Http,
+                line: "a".into(),
+                state,
+                cooldown_ms,
+                detail: None,
+            }),
+        )
     }
 
     #[test]
     fn a_line_is_unknown_then_healthy_then_open_then_failing_until_it_answers() {
-        let mut ok = event(TraceKind::Probe, 100, "a");
-        ok.outcome = Some("ok".into());
-        let mut refused = event(TraceKind::Report, 1_000, "a");
-        refused.outcome = Some("connect_refused".into());
-        let mut open = event(TraceKind::Breaker, 1_000, "a");
-        open.breaker = Some("open".into());
-        open.cooldown_ms = Some(500);
-        let mut back = event(TraceKind::Probe, 2_000, "a");
-        back.outcome = Some("ok".into());
-        let mut closed = event(TraceKind::Breaker, 2_000, "a");
-        closed.breaker = Some("closed".into());
+        let ok = attempt(100, true, Outcome::Ok);
+        let refused = attempt(1_000, false, Outcome::ConnectRefused);
+        let open = breaker(1_000, BreakerState::Open, Some(500));
+        let back = attempt(2_000, true, Outcome::Ok);
+        let closed = breaker(2_000, BreakerState::Closed, None);
         let lanes = [("spot/http".to_string(), "a".to_string())];
         // 2400 ms over 240 buckets: 10 ms each.
         let h = build(&[ok, refused, open, back, closed], &lanes, 2_400);

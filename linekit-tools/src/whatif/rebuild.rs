@@ -14,8 +14,7 @@
 
 use linekit_core::line::{Outcome, Protocol, Timings};
 use linekit_core::trace::format::Trace;
-use linekit_core::trace::TraceKind;
-use linekit_core::trace::{TraceEvent, TraceNetwork};
+use linekit_core::trace::{AttemptTrace, TraceBody, TraceEvent, TraceNetwork};
 use std::collections::{HashMap, VecDeque};
 
 /// A line of one pool: (business line, pool, line id).
@@ -126,22 +125,19 @@ pub struct Rebuilt {
     pub records: Vec<TraceEvent>,
 }
 
-fn protocol_of(r: &TraceEvent) -> Protocol {
-    match r.protocol.as_deref() {
-        Some("ws") => Protocol::Ws,
-        _ => Protocol::Http,
-    }
-}
-
-fn result_of(r: &TraceEvent) -> Observed {
+fn result_of(r: &TraceEvent, a: &AttemptTrace) -> Observed {
     Observed {
         at: r.at_ms,
         seq: r.seq,
-        outcome: r.outcome().unwrap_or(Outcome::Ok),
-        status: r.status,
-        cost_ms: r.total_ms.unwrap_or(0),
-        timings: r.timings,
+        outcome: a.outcome,
+        status: a.status,
+        cost_ms: a.total_ms.unwrap_or(0),
+        timings: a.timings,
     }
+}
+
+fn key_of(a: &AttemptTrace) -> LineKey {
+    (a.biz.clone(), a.protocol, a.line.clone())
 }
 
 /// Rebuilds calls, probes and world steps from a checked trace, making its times
@@ -189,20 +185,20 @@ pub fn index(records: &[TraceEvent]) -> Parts {
     let mut orphan_reports = Vec::new();
     let mut world = Vec::new();
     for r in records {
-        match r.kind {
-            TraceKind::Route => {
-                let (Some(biz), Some(line)) = (&r.biz, &r.line) else {
+        match &r.body {
+            TraceBody::Route(route) => {
+                let (Some(biz), Some(line)) = (&route.biz, &route.line) else {
                     continue;
                 };
-                let protocol = protocol_of(r);
-                let attempt = r.attempt.unwrap_or(0) as usize;
+                let protocol = route.protocol;
+                let attempt = route.attempt.unwrap_or(0) as usize;
                 let pool = (biz.clone(), protocol);
                 let index = if attempt == 0 {
                     calls.push(Call {
                         biz: biz.clone(),
                         protocol,
-                        method: r.method.clone().unwrap_or_else(|| "GET".to_string()),
-                        mode: r.mode.clone(),
+                        method: route.method.clone().unwrap_or_else(|| "GET".to_string()),
+                        mode: route.mode.map(|m| m.as_str().to_string()),
                         attempts: Vec::new(),
                     });
                     let i = calls.len() - 1;
@@ -219,7 +215,7 @@ pub fn index(records: &[TraceEvent]) -> Parts {
                     // calls of a pool may be in flight), else the latest with as many
                     // attempts.
                     let tried_exactly = |c: usize| {
-                        r.exclude.as_ref().is_some_and(|ex| {
+                        route.exclude.as_ref().is_some_and(|ex| {
                             calls[c].attempts.len() == ex.len()
                                 && calls[c].attempts.iter().all(|a| ex.contains(&a.line))
                         })
@@ -248,38 +244,28 @@ pub fn index(records: &[TraceEvent]) -> Parts {
                     .or_default()
                     .push_back((index, calls[index].attempts.len() - 1));
             }
-            TraceKind::Report => {
-                let key = (
-                    r.biz.clone().unwrap_or_default(),
-                    protocol_of(r),
-                    r.line.clone().unwrap_or_default(),
-                );
+            TraceBody::Report(a) => {
+                let key = key_of(a);
                 match waiting.get_mut(&key).and_then(VecDeque::pop_front) {
-                    Some((c, a)) => calls[c].attempts[a].result = Some(result_of(r)),
-                    None => orphan_reports.push((key, result_of(r))),
+                    Some((c, i)) => calls[c].attempts[i].result = Some(result_of(r, a)),
+                    None => orphan_reports.push((key, result_of(r, a))),
                 }
             }
-            TraceKind::Probe => {
-                let result = result_of(r);
+            TraceBody::Probe(a) => {
+                let result = result_of(r, a);
                 probes.push(Probe {
-                    key: (
-                        r.biz.clone().unwrap_or_default(),
-                        protocol_of(r),
-                        r.line.clone().unwrap_or_default(),
-                    ),
+                    key: key_of(a),
                     started: r.at_ms.saturating_sub(result.cost_ms),
                     result,
                 });
             }
-            TraceKind::Network => {
-                if let Some(n) = &r.network {
-                    world.push((r.at_ms, r.seq, WorldStep::Network(n.clone())));
-                }
+            TraceBody::Network(n) => {
+                world.push((r.at_ms, r.seq, WorldStep::Network(n.clone())));
             }
-            TraceKind::Downgrade => {
-                world.push((r.at_ms, r.seq, WorldStep::Downgrade(r.downgrade)));
+            TraceBody::Downgrade(on) => {
+                world.push((r.at_ms, r.seq, WorldStep::Downgrade(*on)));
             }
-            TraceKind::Breaker | TraceKind::Config | TraceKind::Start => {}
+            TraceBody::Breaker(_) | TraceBody::Config(_) | TraceBody::Start { .. } => {}
         }
     }
     Parts {

@@ -17,9 +17,10 @@
 //!   back).
 
 use super::rebuild::{index, Call, LineKey, Rebuilt};
+use linekit_core::line::BreakerState;
 use linekit_core::line::Protocol;
 use linekit_core::trace::TraceEvent;
-use linekit_core::trace::TraceKind;
+use linekit_core::trace::{TraceBody, TraceKind};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -119,7 +120,7 @@ pub fn summarize(records: &[TraceEvent], outage: Option<&Outage>) -> RunSummary 
         requests: run.calls.len(),
         probes: records
             .iter()
-            .filter(|r| r.kind == TraceKind::Probe)
+            .filter(|r| r.kind() == TraceKind::Probe)
             .count(),
         breaker_opens: records.iter().filter(|r| is_open(r)).count(),
         ..RunSummary::default()
@@ -153,12 +154,9 @@ pub fn summarize(records: &[TraceEvent], outage: Option<&Outage>) -> RunSummary 
             .find(|r| {
                 is_open(r)
                     && r.at_ms >= o.from_ms
-                    && r.line.as_deref() == Some(&o.line)
-                    && format!(
-                        "{}/{}",
-                        r.biz.as_deref().unwrap_or(""),
-                        r.protocol.as_deref().unwrap_or("http")
-                    ) == o.pool
+                    && r.line_key().is_some_and(|(biz, protocol, line)| {
+                        line == o.line && format!("{biz}/{}", protocol.as_str()) == o.pool
+                    })
             })
             .map(|r| r.at_ms - o.from_ms);
         let in_pool = |c: &&Call| format!("{}/{}", c.biz, c.protocol) == o.pool;
@@ -182,5 +180,5 @@ pub fn summarize(records: &[TraceEvent], outage: Option<&Outage>) -> RunSummary 
 }
 
 fn is_open(r: &TraceEvent) -> bool {
-    r.kind == TraceKind::Breaker && r.breaker.as_deref() == Some("open")
+    matches!(&r.body, TraceBody::Breaker(b) if b.state == BreakerState::Open)
 }

@@ -4,8 +4,9 @@
 //! kill-switch changes. Buckets keep the report the same size whatever the traffic: a
 //! 30-minute trace of 100k requests draws as many shapes as a 30-second one.
 
+use linekit_core::line::{BreakerState, Outcome};
+use linekit_core::trace::TraceBody;
 use linekit_core::trace::TraceEvent;
-use linekit_core::trace::TraceKind;
 use std::collections::{BTreeMap, HashMap};
 
 /// Buckets across the time axis.
@@ -97,13 +98,8 @@ pub fn lane_index(lanes: &[(String, String)]) -> HashMap<(String, String), usize
 }
 
 fn key_of(r: &TraceEvent) -> Option<(String, String)> {
-    let pool = format!(
-        "{}/{}",
-        r.biz.as_deref()?,
-        r.protocol.as_deref().unwrap_or("http")
-    );
-    let line = r.line.clone()?;
-    Some((pool, line))
+    let (biz, protocol, line) = r.line_key().filter(|(biz, _, _)| !biz.is_empty())?;
+    Some((format!("{biz}/{}", protocol.as_str()), line.to_string()))
 }
 
 /// The lanes of several runs together, in order of first appearance (pool by pool), so
@@ -160,11 +156,11 @@ pub fn build(records: &[TraceEvent], lanes: &[(String, String)], end_ms: u64) ->
     let mut open: HashMap<usize, (u64, u64)> = HashMap::new();
     for r in records {
         let lane = key_of(r).and_then(|k| index.get(&k).copied());
-        match (r.kind, lane) {
-            (TraceKind::Route, Some(i)) => {
+        match (&r.body, lane) {
+            (TraceBody::Route(route), Some(i)) => {
                 let l = &mut out[i];
                 l.attempts[slot(r.at_ms)] += 1;
-                if r.attempt.unwrap_or(0) == 0 {
+                if route.attempt.unwrap_or(0) == 0 {
                     let prev = last_line.insert(l.pool.clone(), l.line.clone());
                     if let Some(prev) = prev.filter(|p| *p != l.line) {
                         t.switches.push(Switch {
@@ -172,52 +168,50 @@ pub fn build(records: &[TraceEvent], lanes: &[(String, String)], end_ms: u64) ->
                             pool: l.pool.clone(),
                             from: prev,
                             to: l.line.clone(),
-                            reason: r.reason.clone().unwrap_or_default(),
+                            reason: route.reason.as_str().to_string(),
                         });
                     }
                 }
             }
-            (TraceKind::Report, Some(i)) if r.outcome.as_deref() != Some("ok") => {
-                let kind = r.outcome.clone().unwrap_or_default();
+            (TraceBody::Report(a), Some(i)) if a.outcome != Outcome::Ok => {
+                let kind = a.outcome.as_str().to_string();
                 *out[i].failures[slot(r.at_ms)].entry(kind).or_default() += 1;
             }
-            (TraceKind::Probe, Some(i)) => {
+            (TraceBody::Probe(a), Some(i)) => {
                 let p = &mut out[i].probes[slot(r.at_ms)];
-                if r.outcome.as_deref() == Some("ok") {
+                if a.outcome == Outcome::Ok {
                     p.0 += 1;
                 } else {
                     p.1 += 1;
                 }
             }
-            (TraceKind::Breaker, Some(i)) => {
+            (TraceBody::Breaker(b), Some(i)) => {
                 if let Some((from, half)) = open.remove(&i) {
                     close_band(&mut out[i].bands, from, half, r.at_ms);
                 }
-                match r.breaker.as_deref() {
-                    Some("open") => {
-                        let half = r.at_ms.saturating_add(r.cooldown_ms.unwrap_or(0));
+                match b.state {
+                    BreakerState::Open => {
+                        let half = r.at_ms.saturating_add(b.cooldown_ms.unwrap_or(0));
                         open.insert(i, (r.at_ms, half));
                     }
-                    Some("half_open") => {
+                    BreakerState::HalfOpen => {
                         open.insert(i, (r.at_ms, r.at_ms));
                     }
-                    _ => {}
+                    BreakerState::Closed => {}
                 }
             }
-            (TraceKind::Network, _) => {
-                if let Some(n) = &r.network {
-                    let mut label = format!("net {}", n.handle);
-                    if !n.validated {
-                        label.push_str(" unvalidated");
-                    }
-                    if let Some(tr) = &n.transport {
-                        label.push(' ');
-                        label.push_str(tr);
-                    }
-                    t.networks.push((r.at_ms, label));
+            (TraceBody::Network(n), _) => {
+                let mut label = format!("net {}", n.handle);
+                if !n.validated {
+                    label.push_str(" unvalidated");
                 }
+                if let Some(tr) = &n.transport {
+                    label.push(' ');
+                    label.push_str(tr);
+                }
+                t.networks.push((r.at_ms, label));
             }
-            (TraceKind::Downgrade, _) => t.downgrades.push((r.at_ms, r.downgrade)),
+            (TraceBody::Downgrade(on), _) => t.downgrades.push((r.at_ms, *on)),
             _ => {}
         }
     }

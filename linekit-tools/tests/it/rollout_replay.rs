@@ -131,7 +131,7 @@ fn observed_routes_are_traced_with_mode_and_would_fields() {
     let routes: Vec<Value> = sink
         .events()
         .iter()
-        .filter(|e| e.kind == linekit_core::trace::TraceKind::Route)
+        .filter(|e| e.kind() == linekit_core::trace::TraceKind::Route)
         .map(|e| serde_json::from_str(&e.to_json()).unwrap())
         .collect();
     assert_eq!(routes.len(), 6);

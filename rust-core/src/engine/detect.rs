@@ -13,8 +13,9 @@ use super::Inner;
 use crate::config::{Config, Thresholds};
 use crate::detect::{DetectScheduler, Plan, Trigger};
 use crate::line::rollout::RolloutMode;
+use crate::line::Timings;
 use crate::line::{Outcome, Protocol};
-use crate::trace::{TraceEvent, TraceKind};
+use crate::trace::{AttemptTrace, TraceBody, TraceEvent};
 use crate::transport::{RequestKind, TransportResult};
 use std::sync::Arc;
 
@@ -279,15 +280,18 @@ impl Inner {
         }
         self.prober.scheduler.lock().probe_finished(biz);
         if self.sampled(&state, now) {
-            self.emit(TraceEvent {
-                biz: Some(biz.to_string()),
-                protocol: Some(protocol.as_str().to_string()),
-                line: Some(line.to_string()),
-                outcome: Some(outcome.as_str().to_string()),
-                status,
-                total_ms: Some(cost),
-                ..TraceEvent::new(TraceKind::Probe, now)
-            });
+            self.emit(TraceEvent::new(
+                now,
+                TraceBody::Probe(AttemptTrace {
+                    biz: biz.to_string(),
+                    protocol,
+                    line: line.to_string(),
+                    outcome,
+                    status,
+                    timings: Timings::default(),
+                    total_ms: Some(cost),
+                }),
+            ));
             if let Some(change) = breaker_change {
                 self.emit(change.event(biz, protocol, line, now));
             }

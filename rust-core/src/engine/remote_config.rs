@@ -47,7 +47,6 @@ use crate::config::trust::TrustConfig;
 use crate::config::Config;
 use crate::runtime::TimerId;
 use crate::trace::reason::ConfigReason;
-use crate::trace::{TraceEvent, TraceKind};
 use crate::transport::{RequestKind, TransportError, TransportResult};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -367,18 +366,18 @@ impl Inner {
             Some(i) => format!(" (remote.urls[{i}])"),
             None => String::new(),
         };
-        self.emit(TraceEvent {
-            reason: match &offer {
-                Offer::Applied => None,
-                Offer::Unchanged => Some(ConfigReason::NotNewer.as_str().to_string()),
-                Offer::Rejected(r) => Some(r.reason.as_str().to_string()),
-            },
-            detail: Some(match &update.error {
+        let reason = match &offer {
+            Offer::Applied => None,
+            Offer::Unchanged => Some(ConfigReason::NotNewer.as_str()),
+            Offer::Rejected(r) => Some(r.reason.as_str()),
+        };
+        self.emit_config(
+            reason,
+            match &update.error {
                 None => format!("applied version {}{via}", update.version),
                 Some(e) => format!("rejected: {e}{via}"),
-            }),
-            ..TraceEvent::new(TraceKind::Config, self.clock.now_ms())
-        });
+            },
+        );
         (update, offer)
     }
 
@@ -411,14 +410,13 @@ impl Inner {
             st.expired = true;
         }
         log::warn!("linekit: the config in force has expired; fetching a new one");
-        self.emit(TraceEvent {
-            reason: Some("config_expired".to_string()),
-            detail: Some(format!(
+        self.emit_config(
+            Some("config_expired"),
+            format!(
                 "version {} expired; still routing with it",
                 self.routing.load().topology.config.version
-            )),
-            ..TraceEvent::new(TraceKind::Config, self.clock.now_ms())
-        });
+            ),
+        );
         self.start_round_now();
     }
 
@@ -557,11 +555,10 @@ impl Inner {
                 let offered = match offer {
                     Ok(text) => self.offer(&text, Some(index)).1,
                     Err(r) => {
-                        self.emit(TraceEvent {
-                            reason: Some(r.reason.as_str().to_string()),
-                            detail: Some(format!("rejected: {r} (remote.urls[{index}])")),
-                            ..TraceEvent::new(TraceKind::Config, self.clock.now_ms())
-                        });
+                        self.emit_config(
+                            Some(r.reason.as_str()),
+                            format!("rejected: {r} (remote.urls[{index}])"),
+                        );
                         Offer::Rejected(r)
                     }
                 };
@@ -586,10 +583,10 @@ impl Inner {
             }
         };
         if !matches!(outcome.as_str(), "applied" | "unchanged") && !done {
-            self.emit(TraceEvent {
-                detail: Some(format!("fetch of remote.urls[{index}] failed: {outcome}")),
-                ..TraceEvent::new(TraceKind::Config, self.clock.now_ms())
-            });
+            self.emit_config(
+                None,
+                format!("fetch of remote.urls[{index}] failed: {outcome}"),
+            );
         }
         let next = {
             let mut st = self.remote.state.lock();

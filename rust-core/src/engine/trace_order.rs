@@ -15,7 +15,7 @@ use super::lock_order::{Rank, Ranked};
 use super::routing::State;
 use super::Inner;
 use crate::line::{Breaker, BreakerState, Protocol};
-use crate::trace::{TraceEvent, TraceKind, TraceNetwork, TraceSink};
+use crate::trace::{BreakerTrace, ConfigTrace, TraceBody, TraceEvent, TraceNetwork, TraceSink};
 use std::sync::Arc;
 
 /// The sink and the order of the events it receives.
@@ -101,15 +101,17 @@ pub(super) fn breaker_change(
 impl BreakerChange {
     /// The trace event of this change on `line` of `biz`/`protocol`.
     pub(super) fn event(&self, biz: &str, protocol: Protocol, line: &str, now: u64) -> TraceEvent {
-        TraceEvent {
-            biz: Some(biz.to_string()),
-            protocol: Some(protocol.as_str().to_string()),
-            line: Some(line.to_string()),
-            breaker: Some(self.to.as_str().to_string()),
-            cooldown_ms: self.cooldown_ms,
-            detail: Some(format!("{} -> {}", self.from.as_str(), self.to.as_str())),
-            ..TraceEvent::new(TraceKind::Breaker, now)
-        }
+        TraceEvent::new(
+            now,
+            TraceBody::Breaker(BreakerTrace {
+                biz: Some(biz.to_string()),
+                protocol,
+                line: line.to_string(),
+                state: self.to,
+                cooldown_ms: self.cooldown_ms,
+                detail: Some(format!("{} -> {}", self.from.as_str(), self.to.as_str())),
+            }),
+        )
     }
 }
 
@@ -132,10 +134,12 @@ impl Inner {
     pub(super) fn emit_start(&self, now: u64) {
         let state = self.routing.load();
         if self.sampled(&state, now) {
-            self.emit(TraceEvent {
-                config_version: Some(state.topology.config.version),
-                ..TraceEvent::new(TraceKind::Start, now)
-            });
+            self.emit(TraceEvent::new(
+                now,
+                TraceBody::Start {
+                    config_version: Some(state.topology.config.version),
+                },
+            ));
         }
     }
 
@@ -143,8 +147,9 @@ impl Inner {
     pub(super) fn emit_network(&self, network: &crate::net::NetworkState) {
         let now = self.clock.now_ms();
         if self.sampled(&self.routing.load(), now) {
-            self.emit(TraceEvent {
-                network: Some(TraceNetwork {
+            self.emit(TraceEvent::new(
+                now,
+                TraceBody::Network(TraceNetwork {
                     handle: network.handle,
                     validated: network.validated,
                     vpn: network.vpn,
@@ -152,19 +157,27 @@ impl Inner {
                     proxy: network.proxy,
                     transport: network.transport.clone(),
                 }),
-                ..TraceEvent::new(TraceKind::Network, now)
-            });
+            ));
         }
+    }
+
+    /// A config event now: `reason` code (none when a config applied) and what happened.
+    pub(super) fn emit_config(&self, reason: Option<&str>, detail: String) {
+        self.emit(TraceEvent::new(
+            self.clock.now_ms(),
+            TraceBody::Config(ConfigTrace {
+                reason: reason.map(str::to_string),
+                detail: Some(detail),
+                config_version: None,
+            }),
+        ));
     }
 
     /// The runtime kill switch was set to `on`.
     pub(super) fn emit_downgrade(&self, on: bool) {
         let now = self.clock.now_ms();
         if self.sampled(&self.routing.load(), now) {
-            self.emit(TraceEvent {
-                downgrade: on,
-                ..TraceEvent::new(TraceKind::Downgrade, now)
-            });
+            self.emit(TraceEvent::new(now, TraceBody::Downgrade(on)));
         }
     }
 }

@@ -1,10 +1,22 @@
 //! Structured trace events and the sink they go to. [`TraceEvent`] is the one definition
-//! of an event: the engine builds it, sinks receive it, trace files hold its JSON and the
-//! what-if replay reads it back.
+//! of an event: the engine builds it, sinks receive it, and the what-if replay reads it
+//! back. Its [`TraceBody`] is one variant per kind, each with the fields that kind has and
+//! no other, typed where a vocabulary exists ([`Reason`], [`Outcome`], [`Protocol`],
+//! [`RolloutMode`], [`BreakerState`]), so a consumer matches on the kind and finds what it
+//! needs without checking for absent fields.
+//!
+//! On disk an event is one JSON line of its wire form, [`super::record::TraceRecord`]:
+//! [`TraceEvent`] serialises through it and deserialises through its checked conversion,
+//! so the JSON is the same whichever side writes it.
 
-use crate::line::{Outcome, Timings};
+use super::record::TraceRecord;
+use super::Reason;
+use crate::config::RolloutMode;
+use crate::line::{BreakerState, Outcome, Protocol, Timings};
 use parking_lot::Mutex;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+pub use super::record::TraceNetwork;
 
 /// What a trace event describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -29,149 +41,178 @@ pub enum TraceKind {
     Start,
 }
 
-/// The network of a network event: no addresses, names or SSIDs.
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub struct TraceNetwork {
-    /// Platform network handle.
-    pub handle: u64,
-    /// Whether the network is validated.
-    pub validated: bool,
-    /// VPN.
-    #[serde(default)]
-    pub vpn: bool,
-    /// Private DNS mode: `off`, `opportunistic` or `strict`.
-    #[serde(default = "off")]
-    pub private_dns: String,
-    /// HTTP proxy set.
-    #[serde(default)]
-    pub proxy: bool,
-    /// Transport type (`wifi`, `cellular`, ...).
-    pub transport: Option<String>,
+impl TraceKind {
+    /// The kind's name in trace files (`route`, `report`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TraceKind::Route => "route",
+            TraceKind::Report => "report",
+            TraceKind::Config => "config",
+            TraceKind::Breaker => "breaker",
+            TraceKind::Probe => "probe",
+            TraceKind::Network => "network",
+            TraceKind::Downgrade => "downgrade",
+            TraceKind::Start => "start",
+        }
+    }
 }
 
-fn off() -> String {
-    "off".to_string()
-}
-
-/// One structured event: what the engine hands its [`TraceSink`] and what one line of a
-/// trace file holds (see [`super::format`]), so a recorded event and a replayed one are the
-/// same value and the same JSON. The JSON has the fields in declaration order; a `None`
-/// field is absent. The engine stamps `install` and `seq` as it delivers the event (an
-/// event not delivered yet has an empty `install` and `seq` 0). Hosts appear only as redacted groups (see [`super::redact::host_group`]);
-/// URLs, paths, queries and tokens never appear.
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[cfg_attr(
-    feature = "schema",
-    schemars(
-        title = "Linekit trace event",
-        description = "One line of a trace file."
-    )
-)]
+/// One structured event. The engine stamps `install` and `seq` as it delivers the event
+/// (an event not delivered yet has an empty `install` and `seq` 0). Hosts appear only as
+/// redacted groups (see [`super::redact::host_group`]); URLs, paths, queries and tokens
+/// never appear.
+#[derive(Debug, Clone, PartialEq)]
 pub struct TraceEvent {
-    /// What the event describes.
-    pub kind: TraceKind,
     /// Monotonic time of the event (ms; the origin is the recording device's).
     pub at_ms: u64,
-    /// Business line.
+    /// The recording install (its seed, 16 hex digits).
+    pub install: String,
+    /// Position of the event in the install's trace, from 0, without gaps.
+    pub seq: u64,
+    /// What happened.
+    pub body: TraceBody,
+}
+
+/// What a trace event says, by kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TraceBody {
+    /// A routing decision.
+    Route(RouteTrace),
+    /// A reported outcome of an attempt.
+    Report(AttemptTrace),
+    /// A detect probe finished.
+    Probe(AttemptTrace),
+    /// A configuration change (applied or rejected), an expiry or a failed fetch.
+    Config(ConfigTrace),
+    /// A line's breaker changed state.
+    Breaker(BreakerTrace),
+    /// The platform reported a (new) default network.
+    Network(TraceNetwork),
+    /// The runtime kill switch was turned on (`true`) or off.
+    Downgrade(bool),
+    /// The engine started (the time origin of a trace).
+    Start {
+        /// Config version in force.
+        config_version: Option<u64>,
+    },
+}
+
+/// A routing decision.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RouteTrace {
+    /// Business line (none when no business line owns the host).
     pub biz: Option<String>,
-    /// Pool of the line: `http` or `ws`.
-    pub protocol: Option<String>,
-    /// Line id.
+    /// Pool of the line.
+    pub protocol: Protocol,
+    /// Line id (none when the request was left on its URL).
     pub line: Option<String>,
     /// Redacted group of the request's logical host (`*.example.com`, `ip`).
     pub logical_host: Option<String>,
     /// Redacted group of the host the request was sent to.
     pub final_host: Option<String>,
-    /// Reason code of a routing decision (`sticky`, `ranked`, `guarded`, ...).
-    pub reason: Option<String>,
-    /// The routing decision reused the pool's current line.
-    #[serde(default)]
+    /// The rule that decided.
+    pub reason: Reason,
+    /// The decision reused the pool's current line.
     pub from_cache: bool,
-    /// The kill switch was on (route events); the new kill switch state (downgrade events).
-    #[serde(default)]
+    /// The kill switch was on.
     pub downgrade: bool,
     /// A fixed host pinned the request.
-    #[serde(default)]
     pub fixed_host: bool,
-    /// Outcome of a report or probe, a name of the outcome vocabulary (`ok`, `http_5xx`,
-    /// `connection_reset`, `truncated`, ...; see `docs/replay.md#outcomes`).
-    pub outcome: Option<String>,
-    /// HTTP status of a report or probe, when a response arrived.
-    pub status: Option<u16>,
-    /// Phase times of a report or probe: `dns_ms`, `connect_ms`, `tls_ms`, `ttfb_ms`.
-    #[serde(flatten)]
-    pub timings: Timings,
-    /// Total time of the attempt or probe (ms).
-    pub total_ms: Option<u64>,
-    /// Free-form detail without sensitive data (`closed -> open`, `applied version 3`).
-    pub detail: Option<String>,
-    /// The recording install (its seed, 16 hex digits).
-    pub install: String,
-    /// Position of the event in the install's trace, from 0, without gaps.
-    pub seq: u64,
-    /// HTTP method of a routed request.
+    /// HTTP method.
     pub method: Option<String>,
-    /// Attempt of a routed request within its call: 0, then one more per retry.
+    /// Attempt within its call: 0, then one more per retry.
     pub attempt: Option<u32>,
     /// Line ids a retry excluded (the lines its call already tried).
     pub exclude: Option<Vec<String>>,
-    /// Rollout mode a routed request went under: `off`, `observe` or `on`.
-    pub mode: Option<String>,
+    /// Rollout mode the request went under.
+    pub mode: Option<RolloutMode>,
     /// Under `observe`: the line `on` would have chosen (absent when it would have kept
     /// the URL as well).
     pub would_line: Option<String>,
-    /// Under `observe`: the reason code `on` would have given.
-    pub would_reason: Option<String>,
+    /// Under `observe`: the reason `on` would have given.
+    pub would_reason: Option<Reason>,
     /// Under `observe`: whether the line `on` would have chosen was known healthy then
     /// (breaker closed, latest outcome not a line fault, a success in the window).
     pub would_healthy: Option<bool>,
-    /// New breaker state of a breaker event: `closed`, `open` or `half_open`.
-    pub breaker: Option<String>,
-    /// How long a breaker that just opened stays open before a trial (ms).
-    pub cooldown_ms: Option<u64>,
-    /// The network of a network event.
-    pub network: Option<TraceNetwork>,
-    /// Config version in force after a start or config event.
+}
+
+/// The outcome of one attempt (a report) or one probe on a line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttemptTrace {
+    /// Business line.
+    pub biz: String,
+    /// Pool of the line.
+    pub protocol: Protocol,
+    /// Line id.
+    pub line: String,
+    /// What happened (see `docs/replay.md#outcomes`).
+    pub outcome: Outcome,
+    /// HTTP status, when a response arrived.
+    pub status: Option<u16>,
+    /// Phase times.
+    pub timings: Timings,
+    /// Total time (ms).
+    pub total_ms: Option<u64>,
+}
+
+impl AttemptTrace {
+    /// Whether this was a fault of the line itself.
+    pub fn is_line_fault(&self) -> bool {
+        self.outcome.is_line_fault(self.status)
+    }
+}
+
+/// A configuration event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigTrace {
+    /// Reason code of a rejection, an unchanged offer or an expiry (`not_newer`,
+    /// `bad_signature`, `config_expired`, ...); none when a config applied.
+    pub reason: Option<String>,
+    /// What happened, without config content or keys (`applied version 3`).
+    pub detail: Option<String>,
+    /// Config version in force after the event, when recorded.
     pub config_version: Option<u64>,
 }
 
+/// A line's breaker changed state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BreakerTrace {
+    /// Business line.
+    pub biz: Option<String>,
+    /// Pool of the line.
+    pub protocol: Protocol,
+    /// Line id.
+    pub line: String,
+    /// The new state.
+    pub state: BreakerState,
+    /// How long a breaker that just opened stays open before a trial (ms).
+    pub cooldown_ms: Option<u64>,
+    /// The change (`closed -> open`).
+    pub detail: Option<String>,
+}
+
 impl TraceEvent {
-    /// An event of `kind` at `at_ms` with no other field set (not stamped yet).
-    pub fn new(kind: TraceKind, at_ms: u64) -> Self {
+    /// An event at `at_ms` saying `body`, not stamped yet.
+    pub fn new(at_ms: u64, body: TraceBody) -> Self {
         TraceEvent {
-            kind,
             at_ms,
-            biz: None,
-            protocol: None,
-            line: None,
-            logical_host: None,
-            final_host: None,
-            reason: None,
-            from_cache: false,
-            downgrade: false,
-            fixed_host: false,
-            outcome: None,
-            status: None,
-            timings: Timings::default(),
-            total_ms: None,
-            detail: None,
             install: String::new(),
             seq: 0,
-            method: None,
-            attempt: None,
-            exclude: None,
-            mode: None,
-            would_line: None,
-            would_reason: None,
-            would_healthy: None,
-            breaker: None,
-            cooldown_ms: None,
-            network: None,
-            config_version: None,
+            body,
+        }
+    }
+
+    /// The kind of the event.
+    pub fn kind(&self) -> TraceKind {
+        match self.body {
+            TraceBody::Route(_) => TraceKind::Route,
+            TraceBody::Report(_) => TraceKind::Report,
+            TraceBody::Probe(_) => TraceKind::Probe,
+            TraceBody::Config(_) => TraceKind::Config,
+            TraceBody::Breaker(_) => TraceKind::Breaker,
+            TraceBody::Network(_) => TraceKind::Network,
+            TraceBody::Downgrade(_) => TraceKind::Downgrade,
+            TraceBody::Start { .. } => TraceKind::Start,
         }
     }
 
@@ -180,14 +221,42 @@ impl TraceEvent {
         serde_json::to_string(self).unwrap_or_else(|_| "{}".to_string())
     }
 
-    /// The event's outcome, when it has a known one.
-    pub fn outcome(&self) -> Option<Outcome> {
-        self.outcome.as_deref().and_then(|o| o.parse().ok())
+    /// The business line (empty when none), pool and line the event names a line of: a
+    /// routed request's line, a report's or probe's, a breaker's.
+    pub fn line_key(&self) -> Option<(&str, Protocol, &str)> {
+        match &self.body {
+            TraceBody::Route(r) => r
+                .line
+                .as_deref()
+                .map(|line| (r.biz.as_deref().unwrap_or(""), r.protocol, line)),
+            TraceBody::Report(a) | TraceBody::Probe(a) => {
+                Some((a.biz.as_str(), a.protocol, a.line.as_str()))
+            }
+            TraceBody::Breaker(b) => Some((b.biz.as_deref().unwrap_or(""), b.protocol, &b.line)),
+            _ => None,
+        }
     }
 
-    /// Whether this report or probe was a fault of the line itself.
-    pub fn is_line_fault(&self) -> bool {
-        self.outcome().is_some_and(|o| o.is_line_fault(self.status))
+    /// The attempt of a report or probe event.
+    pub fn attempt(&self) -> Option<&AttemptTrace> {
+        match &self.body {
+            TraceBody::Report(a) | TraceBody::Probe(a) => Some(a),
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for TraceEvent {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        TraceRecord::of(self).serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for TraceEvent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        TraceRecord::deserialize(deserializer)?
+            .typed()
+            .map_err(serde::de::Error::custom)
     }
 }
 

@@ -1,16 +1,16 @@
 //! The trace file format: one [`TraceEvent`] per line (JSON Lines, each line
-//! [`TraceEvent::to_json`]), as written by `linekit replay --trace-out` and by a sink that
-//! appends each event's JSON to a file. `docs/trace-format.md` describes it;
-//! `docs/trace.schema.json` is generated from [`TraceEvent`] (feature `schema`) and a test
-//! keeps the two in step.
+//! [`TraceEvent::to_json`], its wire form [`TraceRecord`]), as written by `linekit replay
+//! --trace-out` and by a sink that appends each event's JSON to a file.
+//! `docs/trace-format.md` describes it; `docs/trace.schema.json` is generated from
+//! [`TraceRecord`] (feature `schema`) and a test keeps the two in step.
 //!
 //! [`read_trace`] checks a whole file before anyone uses it: every line must be a JSON
 //! object of a known kind with the fields that kind needs, all from one install, with
 //! `seq` counting up by one and `at_ms` never going back. Any other line is an error that
 //! names its line number; nothing is guessed and nothing panics.
 
-use super::event::{TraceEvent, TraceKind};
-use crate::line::Outcome;
+use super::event::TraceEvent;
+use super::record::TraceRecord;
 use std::fmt;
 
 /// Largest trace file accepted (bytes).
@@ -77,8 +77,9 @@ pub fn read_trace(text: &str) -> Result<Trace, TraceError> {
         if raw.is_empty() {
             continue;
         }
-        let record: TraceEvent = serde_json::from_str(raw).map_err(|e| at_line(n, why(raw, e)))?;
-        check_fields(&record).map_err(|e| at_line(n, e))?;
+        let record: TraceRecord = serde_json::from_str(raw).map_err(|e| at_line(n, why(raw, e)))?;
+        check_install(&record.install).map_err(|e| at_line(n, e))?;
+        let record = record.typed().map_err(|e| at_line(n, e))?;
         match &install {
             None => install = Some((record.install.clone(), n)),
             Some((first, first_line)) if *first != record.install => {
@@ -144,62 +145,19 @@ fn why(raw: &str, e: serde_json::Error) -> String {
     }
 }
 
-/// The fields each kind needs, with known values.
-fn check_fields(r: &TraceEvent) -> Result<(), String> {
-    if r.install.is_empty()
-        || r.install.len() > 16
-        || !r.install.bytes().all(|b| b.is_ascii_hexdigit())
-    {
-        return Err(format!("install {:?} is not 1 to 16 hex digits", r.install));
+/// The install field: 1 to 16 hex digits (the fields each kind needs are checked by
+/// [`TraceRecord::typed`]).
+fn check_install(install: &str) -> Result<(), String> {
+    if install.is_empty() || install.len() > 16 || !install.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!("install {install:?} is not 1 to 16 hex digits"));
     }
-    let need = |field: &str, v: bool| {
-        if v {
-            Ok(())
-        } else {
-            Err(format!("a {} event needs `{field}`", kind_name(r.kind)))
-        }
-    };
-    if let Some(p) = &r.protocol {
-        if p != "http" && p != "ws" {
-            return Err(format!("protocol {p:?} is not http or ws"));
-        }
-    }
-    if let Some(o) = &r.outcome {
-        o.parse::<Outcome>().map_err(|e| format!("outcome: {e}"))?;
-    }
-    match r.kind {
-        TraceKind::Route => need("reason", r.reason.is_some()),
-        TraceKind::Report | TraceKind::Probe => {
-            need("biz", r.biz.is_some())?;
-            need("line", r.line.is_some())?;
-            need("outcome", r.outcome.is_some())
-        }
-        TraceKind::Breaker => {
-            need("line", r.line.is_some())?;
-            match r.breaker.as_deref() {
-                Some("closed" | "open" | "half_open") => Ok(()),
-                Some(other) => Err(format!(
-                    "breaker {other:?} is not closed, open or half_open"
-                )),
-                None => need("breaker", false),
-            }
-        }
-        TraceKind::Network => need("network", r.network.is_some()),
-        TraceKind::Config | TraceKind::Downgrade | TraceKind::Start => Ok(()),
-    }
-}
-
-fn kind_name(kind: TraceKind) -> String {
-    serde_json::to_value(kind)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
+    Ok(())
 }
 
 /// The JSON Schema of one trace line, pretty-printed (what `docs/trace.schema.json` holds).
 #[cfg(feature = "schema")]
 pub fn json_schema() -> String {
-    let schema = schemars::schema_for!(TraceEvent);
+    let schema = schemars::schema_for!(TraceRecord);
     serde_json::to_string_pretty(&schema).unwrap_or_default() + "\n"
 }
 

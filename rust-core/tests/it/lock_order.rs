@@ -9,7 +9,7 @@
 
 use linekit_core::clock::ManualClock;
 use linekit_core::engine::{LineKit, RuntimeMode};
-use linekit_core::trace::{MemorySink, TraceEvent, TraceSink};
+use linekit_core::trace::{MemorySink, TraceBody, TraceEvent, TraceSink};
 use linekit_core::transport::{
     Completion, RequestKind, Transport, TransportError, TransportRequest, TransportResult,
 };
@@ -147,7 +147,10 @@ fn a_transport_answering_inside_start_is_handled_on_the_same_stack() {
     let details: Vec<String> = events
         .events()
         .into_iter()
-        .filter_map(|e| e.detail)
+        .filter_map(|e| match e.body {
+            TraceBody::Config(c) => c.detail,
+            _ => None,
+        })
         .collect();
     assert!(
         details

@@ -10,7 +10,7 @@ use linekit_core::clock::{Clock, ManualClock};
 use linekit_core::config::LastGoodStore;
 use linekit_core::engine::{LineKit, RuntimeMode, FIRST_RETRY_MS};
 use linekit_core::net::NetworkState;
-use linekit_core::trace::MemorySink;
+use linekit_core::trace::{MemorySink, TraceBody, TraceEvent};
 use linekit_core::transport::{RequestKind, TransportError, TransportRequest, TransportResult};
 use serde_json::Value;
 use std::sync::Arc;
@@ -55,7 +55,12 @@ impl ConfigFetches for RecordingTransport {
 
 /// The reason codes of the events `sink` received, oldest first.
 fn reasons(sink: &MemorySink) -> Vec<String> {
-    sink.events().into_iter().filter_map(|e| e.reason).collect()
+    let reason = |e: TraceEvent| match e.body {
+        TraceBody::Config(c) => c.reason,
+        TraceBody::Route(r) => Some(r.reason.as_str().to_string()),
+        _ => None,
+    };
+    sink.events().into_iter().filter_map(reason).collect()
 }
 
 const URLS: &str = r#""remote":{"urls":["https://cfg-a.example.com/lk.json","https://cfg-b.example.net/lk.json"],"interval_s":600,"jitter_s":0,"timeout_ms":2000}"#;

@@ -5,8 +5,8 @@
 
 use linekit_core::config::validate::parse_config;
 use linekit_core::engine::{LineKit, Report, RouteRequest};
-use linekit_core::line::{Outcome, Timings};
-use linekit_core::trace::{MemorySink, TraceKind};
+use linekit_core::line::{BreakerState, Outcome, Timings};
+use linekit_core::trace::{MemorySink, TraceBody, TraceKind};
 use linekit_core::ManualClock;
 use std::sync::Arc;
 
@@ -49,7 +49,7 @@ fn route_and_report_events_explain_themselves_without_secrets() {
     });
     let events = sink.events();
     assert_eq!(events.len(), 3);
-    assert_eq!(events[0].kind, TraceKind::Start);
+    assert_eq!(events[0].kind(), TraceKind::Start);
     let events = &events[1..];
     let route = events[0].to_json();
     let v: serde_json::Value = serde_json::from_str(&route).unwrap();
@@ -114,16 +114,19 @@ fn a_recording_install_keeps_routes_reports_and_breaker_changes() {
         kit.report(&Report::new("spot", "ali", Outcome::ConnectRefused, 5));
     }
     let events = sink.events();
-    let kinds: Vec<_> = events.iter().map(|e| e.kind).collect();
+    let kinds: Vec<_> = events.iter().map(|e| e.kind()).collect();
     assert_eq!(kinds.iter().filter(|k| **k == TraceKind::Route).count(), 3);
     assert_eq!(kinds.iter().filter(|k| **k == TraceKind::Report).count(), 3);
     let opened: Vec<_> = events
         .iter()
-        .filter(|e| e.kind == TraceKind::Breaker)
+        .filter_map(|e| match &e.body {
+            TraceBody::Breaker(b) => Some(b),
+            _ => None,
+        })
         .collect();
     assert_eq!(opened.len(), 1, "the third fault opens the breaker once");
-    assert_eq!(opened[0].breaker.as_deref(), Some("open"));
-    assert_eq!(opened[0].line.as_deref(), Some("ali"));
+    assert_eq!(opened[0].state, BreakerState::Open);
+    assert_eq!(opened[0].line, "ali");
     assert!(opened[0].cooldown_ms.is_some());
     let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
     assert_eq!(seqs, (0..events.len() as u64).collect::<Vec<_>>());
@@ -137,5 +140,8 @@ fn config_changes_are_always_traced() {
     assert!(!update.applied);
     let events = sink.events();
     assert_eq!(events.len(), 1);
-    assert!(events[0].detail.as_deref().unwrap().starts_with("rejected"));
+    let TraceBody::Config(c) = &events[0].body else {
+        panic!("not a config event: {:?}", events[0]);
+    };
+    assert!(c.detail.as_deref().unwrap().starts_with("rejected"));
 }
