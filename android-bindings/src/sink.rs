@@ -24,7 +24,7 @@ impl CoreSink for ForeignSink {
 mod tests {
     use super::*;
     use linekit_core::line::{Outcome, Protocol, Timings};
-    use linekit_core::trace::{AttemptTrace, TraceBody};
+    use linekit_core::trace::{AttemptTrace, TraceBody, TraceLine};
     use std::sync::{Arc, Mutex};
 
     struct Collect(Arc<Mutex<Vec<String>>>);
@@ -43,9 +43,7 @@ mod tests {
         let ev = TraceEvent::new(
             0,
             TraceBody::Report(AttemptTrace {
-                biz: "spot".into(),
-                protocol: Protocol::Http,
-                line: "ali".into(),
+                on: TraceLine::new("spot", Protocol::Http, "ali"),
                 outcome: Outcome::Ok,
                 status: None,
                 timings: Timings::default(),

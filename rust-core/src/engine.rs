@@ -84,7 +84,9 @@ use crate::line::{Outcome, Protocol, Timings, WsEvent};
 use crate::net::NetworkState;
 use crate::runtime::{Runtime, Task};
 use crate::trace::redact::host_group;
-use crate::trace::{AttemptTrace, Reason, RouteTrace, TraceBody, TraceEvent, TraceSink};
+use crate::trace::{
+    AttemptTrace, RouteTrace, TraceBody, TraceEvent, TraceLine, TraceSink, WouldTrace,
+};
 use crate::transport::Transport;
 use crate::{Error, Result};
 use std::collections::BTreeMap;
@@ -855,20 +857,17 @@ fn route_event(req: &RouteRequest<'_>, d: &RouteDecision, now: u64, downgrade: b
                 None => host_of(req.url),
             },
             reason: d.reason,
-            from_cache: d.reason == Reason::Sticky,
             downgrade,
-            fixed_host: d.reason == Reason::FixedHost,
             method: Some(req.method.to_string()),
             attempt: Some(req.exclude.len() as u32),
             exclude: (!req.exclude.is_empty())
                 .then(|| req.exclude.iter().map(|l| l.to_string()).collect()),
             mode: Some(d.mode),
-            would_line: d
-                .would
-                .as_ref()
-                .and_then(|w| w.line.as_deref().map(str::to_string)),
-            would_reason: d.would.as_ref().map(|w| w.reason),
-            would_healthy: d.would.as_ref().map(|w| w.healthy),
+            would: d.would.as_ref().map(|w| WouldTrace {
+                line: w.line.as_deref().map(str::to_string),
+                reason: w.reason,
+                healthy: w.healthy,
+            }),
         }),
     )
 }
@@ -877,9 +876,7 @@ fn report_event(r: &Report<'_>, biz: &str, line: &str, now: u64) -> TraceEvent {
     TraceEvent::new(
         now,
         TraceBody::Report(AttemptTrace {
-            biz: biz.to_string(),
-            protocol: r.protocol,
-            line: line.to_string(),
+            on: TraceLine::new(biz, r.protocol, line),
             outcome: r.outcome,
             status: r.status,
             timings: r.timings,

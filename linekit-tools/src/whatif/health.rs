@@ -13,7 +13,7 @@
 
 use super::timeline::{bucket_ms, lane_index, slot, BUCKETS};
 use linekit_core::line::BreakerState;
-use linekit_core::trace::{TraceBody, TraceEvent};
+use linekit_core::trace::{TraceBody, TraceEvent, WouldTrace};
 
 /// What was known about a line, from the best to the worst.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -91,14 +91,15 @@ pub fn build(records: &[TraceEvent], lanes: &[(String, String)], end_ms: u64) ->
     let mut picks = vec![vec![0u32; BUCKETS]; lanes.len()];
     for r in records {
         if let TraceBody::Route(route) = &r.body {
-            if route.would_healthy == Some(false) {
+            if let Some(WouldTrace {
+                line: Some(would_line),
+                healthy: false,
+                ..
+            }) = &route.would
+            {
                 let biz = route.biz.as_deref().unwrap_or("");
                 let pool = format!("{biz}/{}", route.protocol.as_str());
-                if let Some(&i) = route
-                    .would_line
-                    .as_ref()
-                    .and_then(|l| index.get(&(pool, l.clone())))
-                {
+                if let Some(&i) = index.get(&(pool, would_line.clone())) {
                     picks[i][slot(r.at_ms)] += 1;
                 }
             }
@@ -159,13 +160,11 @@ pub fn build(records: &[TraceEvent], lanes: &[(String, String)], end_ms: u64) ->
 mod tests {
     use super::*;
     use linekit_core::line::{Outcome, Protocol, Timings};
-    use linekit_core::trace::{AttemptTrace, BreakerTrace};
+    use linekit_core::trace::{AttemptTrace, BreakerTrace, TraceLine};
 
     fn attempt(at: u64, probe: bool, outcome: Outcome) -> TraceEvent {
         let a = AttemptTrace {
-            biz: "spot".into(),
-            protocol: Protocol::Http,
-            line: "a".into(),
+            on: TraceLine::new("spot", Protocol::Http, "a"),
             outcome,
             status: None,
             timings: Timings::default(),
@@ -185,9 +184,7 @@ mod tests {
         TraceEvent::new(
             at,
             TraceBody::Breaker(BreakerTrace {
-                biz: Some("spot".into()),
-                protocol: Protocol::Http,
-                line: "a".into(),
+                on: TraceLine::new("spot", Protocol::Http, "a"),
                 state,
                 cooldown_ms,
                 detail: None,

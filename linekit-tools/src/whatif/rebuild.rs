@@ -137,7 +137,7 @@ fn result_of(r: &TraceEvent, a: &AttemptTrace) -> Observed {
 }
 
 fn key_of(a: &AttemptTrace) -> LineKey {
-    (a.biz.clone(), a.protocol, a.line.clone())
+    (a.on.biz.clone(), a.on.protocol, a.on.line.clone())
 }
 
 /// Rebuilds calls, probes and world steps from a checked trace, making its times

@@ -15,7 +15,7 @@ use crate::detect::{DetectScheduler, Plan, Trigger};
 use crate::line::rollout::RolloutMode;
 use crate::line::Timings;
 use crate::line::{Outcome, Protocol};
-use crate::trace::{AttemptTrace, TraceBody, TraceEvent};
+use crate::trace::{AttemptTrace, TraceBody, TraceEvent, TraceLine};
 use crate::transport::{RequestKind, TransportResult};
 use std::sync::Arc;
 
@@ -283,9 +283,7 @@ impl Inner {
             self.emit(TraceEvent::new(
                 now,
                 TraceBody::Probe(AttemptTrace {
-                    biz: biz.to_string(),
-                    protocol,
-                    line: line.to_string(),
+                    on: TraceLine::new(biz, protocol, line),
                     outcome,
                     status,
                     timings: Timings::default(),

@@ -15,7 +15,9 @@ use super::lock_order::{Rank, Ranked};
 use super::routing::State;
 use super::Inner;
 use crate::line::{Breaker, BreakerState, Protocol};
-use crate::trace::{BreakerTrace, ConfigTrace, TraceBody, TraceEvent, TraceNetwork, TraceSink};
+use crate::trace::{
+    BreakerTrace, ConfigTrace, TraceBody, TraceEvent, TraceLine, TraceNetwork, TraceSink,
+};
 use std::sync::Arc;
 
 /// The sink and the order of the events it receives.
@@ -104,9 +106,7 @@ impl BreakerChange {
         TraceEvent::new(
             now,
             TraceBody::Breaker(BreakerTrace {
-                biz: Some(biz.to_string()),
-                protocol,
-                line: line.to_string(),
+                on: TraceLine::new(biz, protocol, line),
                 state: self.to,
                 cooldown_ms: self.cooldown_ms,
                 detail: Some(format!("{} -> {}", self.from.as_str(), self.to.as_str())),

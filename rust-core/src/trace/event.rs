@@ -19,7 +19,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub use super::record::TraceNetwork;
 
 /// What a trace event describes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+// `Start` by default, so that a record can be built from its common fields with
+// `..Default::default()`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TraceKind {
@@ -38,6 +40,7 @@ pub enum TraceKind {
     /// The runtime kill switch was turned on or off.
     Downgrade,
     /// The engine started (the time origin of a trace).
+    #[default]
     Start,
 }
 
@@ -110,14 +113,11 @@ pub struct RouteTrace {
     pub logical_host: Option<String>,
     /// Redacted group of the host the request was sent to.
     pub final_host: Option<String>,
-    /// The rule that decided.
+    /// The rule that decided (`sticky` when the pool's current line was reused,
+    /// `fixed_host` when a fixed host pinned the request).
     pub reason: Reason,
-    /// The decision reused the pool's current line.
-    pub from_cache: bool,
     /// The kill switch was on.
     pub downgrade: bool,
-    /// A fixed host pinned the request.
-    pub fixed_host: bool,
     /// HTTP method.
     pub method: Option<String>,
     /// Attempt within its call: 0, then one more per retry.
@@ -126,25 +126,38 @@ pub struct RouteTrace {
     pub exclude: Option<Vec<String>>,
     /// Rollout mode the request went under.
     pub mode: Option<RolloutMode>,
-    /// Under `observe`: the line `on` would have chosen (absent when it would have kept
-    /// the URL as well).
-    pub would_line: Option<String>,
-    /// Under `observe`: the reason `on` would have given.
-    pub would_reason: Option<Reason>,
-    /// Under `observe`: whether the line `on` would have chosen was known healthy then
-    /// (breaker closed, latest outcome not a line fault, a success in the window).
-    pub would_healthy: Option<bool>,
+    /// Under `observe`: what `on` would have done.
+    pub would: Option<WouldTrace>,
 }
 
-/// The outcome of one attempt (a report) or one probe on a line.
+/// What `on` would have done with a request routed under `observe`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AttemptTrace {
+pub struct WouldTrace {
+    /// The line it would have chosen (none when it would have kept the URL as well).
+    pub line: Option<String>,
+    /// The reason it would have given.
+    pub reason: Reason,
+    /// Whether that line was known healthy then (breaker closed, latest outcome not a
+    /// line fault, a success in the window).
+    pub healthy: bool,
+}
+
+/// The line of one pool an event is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceLine {
     /// Business line.
     pub biz: String,
     /// Pool of the line.
     pub protocol: Protocol,
     /// Line id.
     pub line: String,
+}
+
+/// The outcome of one attempt (a report) or one probe on a line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AttemptTrace {
+    /// The line tried or probed.
+    pub on: TraceLine,
     /// What happened (see `docs/replay.md#outcomes`).
     pub outcome: Outcome,
     /// HTTP status, when a response arrived.
@@ -153,6 +166,17 @@ pub struct AttemptTrace {
     pub timings: Timings,
     /// Total time (ms).
     pub total_ms: Option<u64>,
+}
+
+impl TraceLine {
+    /// Line `line` of the `protocol` pool of business line `biz`.
+    pub fn new(biz: &str, protocol: Protocol, line: &str) -> Self {
+        TraceLine {
+            biz: biz.to_string(),
+            protocol,
+            line: line.to_string(),
+        }
+    }
 }
 
 impl AttemptTrace {
@@ -177,12 +201,8 @@ pub struct ConfigTrace {
 /// A line's breaker changed state.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BreakerTrace {
-    /// Business line.
-    pub biz: Option<String>,
-    /// Pool of the line.
-    pub protocol: Protocol,
-    /// Line id.
-    pub line: String,
+    /// The line whose breaker changed.
+    pub on: TraceLine,
     /// The new state.
     pub state: BreakerState,
     /// How long a breaker that just opened stays open before a trial (ms).
@@ -229,10 +249,11 @@ impl TraceEvent {
                 .line
                 .as_deref()
                 .map(|line| (r.biz.as_deref().unwrap_or(""), r.protocol, line)),
-            TraceBody::Report(a) | TraceBody::Probe(a) => {
-                Some((a.biz.as_str(), a.protocol, a.line.as_str()))
+            TraceBody::Report(AttemptTrace { on, .. })
+            | TraceBody::Breaker(BreakerTrace { on, .. }) => {
+                Some((on.biz.as_str(), on.protocol, on.line.as_str()))
             }
-            TraceBody::Breaker(b) => Some((b.biz.as_deref().unwrap_or(""), b.protocol, &b.line)),
+            TraceBody::Probe(a) => Some((a.on.biz.as_str(), a.on.protocol, a.on.line.as_str())),
             _ => None,
         }
     }

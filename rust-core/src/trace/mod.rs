@@ -12,7 +12,7 @@ internal_mod!(sampler);
 
 pub use event::{
     AttemptTrace, BreakerTrace, ConfigTrace, MemorySink, RouteTrace, TraceBody, TraceEvent,
-    TraceKind, TraceNetwork, TraceSink,
+    TraceKind, TraceLine, TraceNetwork, TraceSink, WouldTrace,
 };
 pub use reason::Reason;
 pub use redact::redact_url;

@@ -7,7 +7,9 @@
 
 use super::event::{
     AttemptTrace, BreakerTrace, ConfigTrace, RouteTrace, TraceBody, TraceEvent, TraceKind,
+    TraceLine, WouldTrace,
 };
+use super::Reason;
 use crate::line::{BreakerState, Protocol, Timings};
 use serde::{Deserialize, Serialize};
 
@@ -41,7 +43,7 @@ fn off() -> String {
 /// declaration order; a `None` field is absent. Hosts appear only as redacted groups (see
 /// [`super::redact::host_group`]); URLs, paths, queries and tokens never appear.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[cfg_attr(
     feature = "schema",
@@ -119,44 +121,15 @@ pub struct TraceRecord {
 }
 
 impl TraceRecord {
-    /// A record with only the common fields set.
-    fn bare(kind: TraceKind, e: &TraceEvent) -> Self {
-        TraceRecord {
-            kind,
-            at_ms: e.at_ms,
-            biz: None,
-            protocol: None,
-            line: None,
-            logical_host: None,
-            final_host: None,
-            reason: None,
-            from_cache: false,
-            downgrade: false,
-            fixed_host: false,
-            outcome: None,
-            status: None,
-            timings: Timings::default(),
-            total_ms: None,
-            detail: None,
-            install: e.install.clone(),
-            seq: e.seq,
-            method: None,
-            attempt: None,
-            exclude: None,
-            mode: None,
-            would_line: None,
-            would_reason: None,
-            would_healthy: None,
-            breaker: None,
-            cooldown_ms: None,
-            network: None,
-            config_version: None,
-        }
-    }
-
     /// The wire form of `e`.
     pub fn of(e: &TraceEvent) -> Self {
-        let mut r = Self::bare(e.kind(), e);
+        let mut r = TraceRecord {
+            kind: e.kind(),
+            at_ms: e.at_ms,
+            install: e.install.clone(),
+            seq: e.seq,
+            ..TraceRecord::default()
+        };
         match &e.body {
             TraceBody::Route(t) => {
                 r.biz = t.biz.clone();
@@ -165,21 +138,21 @@ impl TraceRecord {
                 r.logical_host = t.logical_host.clone();
                 r.final_host = t.final_host.clone();
                 r.reason = Some(t.reason.as_str().to_string());
-                r.from_cache = t.from_cache;
+                r.from_cache = t.reason == Reason::Sticky;
                 r.downgrade = t.downgrade;
-                r.fixed_host = t.fixed_host;
+                r.fixed_host = t.reason == Reason::FixedHost;
                 r.method = t.method.clone();
                 r.attempt = t.attempt;
                 r.exclude = t.exclude.clone();
                 r.mode = t.mode.map(|m| m.as_str().to_string());
-                r.would_line = t.would_line.clone();
-                r.would_reason = t.would_reason.map(|w| w.as_str().to_string());
-                r.would_healthy = t.would_healthy;
+                if let Some(w) = &t.would {
+                    r.would_line = w.line.clone();
+                    r.would_reason = Some(w.reason.as_str().to_string());
+                    r.would_healthy = Some(w.healthy);
+                }
             }
             TraceBody::Report(t) | TraceBody::Probe(t) => {
-                r.biz = Some(t.biz.clone());
-                r.protocol = Some(t.protocol.as_str().to_string());
-                r.line = Some(t.line.clone());
+                r.set_line(&t.on);
                 r.outcome = Some(t.outcome.as_str().to_string());
                 r.status = t.status;
                 r.timings = t.timings;
@@ -191,9 +164,7 @@ impl TraceRecord {
                 r.config_version = t.config_version;
             }
             TraceBody::Breaker(t) => {
-                r.biz = t.biz.clone();
-                r.protocol = Some(t.protocol.as_str().to_string());
-                r.line = Some(t.line.clone());
+                r.set_line(&t.on);
                 r.breaker = Some(t.state.as_str().to_string());
                 r.cooldown_ms = t.cooldown_ms;
                 r.detail = t.detail.clone();
@@ -203,6 +174,12 @@ impl TraceRecord {
             TraceBody::Start { config_version } => r.config_version = *config_version,
         }
         r
+    }
+
+    fn set_line(&mut self, on: &TraceLine) {
+        self.biz = Some(on.biz.clone());
+        self.protocol = Some(on.protocol.as_str().to_string());
+        self.line = Some(on.line.clone());
     }
 
     /// The typed event of this record: the fields its kind needs must be there, and every
@@ -231,9 +208,7 @@ impl TraceRecord {
                     logical_host: self.logical_host,
                     final_host: self.final_host,
                     reason: reason.parse().map_err(|e| format!("reason: {e}"))?,
-                    from_cache: self.from_cache,
                     downgrade: self.downgrade,
-                    fixed_host: self.fixed_host,
                     method: self.method,
                     attempt: self.attempt,
                     exclude: self.exclude,
@@ -243,21 +218,23 @@ impl TraceRecord {
                         .map(str::parse)
                         .transpose()
                         .map_err(|e| format!("mode: {e}"))?,
-                    would_line: self.would_line,
-                    would_reason: self
-                        .would_reason
-                        .as_deref()
-                        .map(str::parse)
-                        .transpose()
-                        .map_err(|e| format!("would_reason: {e}"))?,
-                    would_healthy: self.would_healthy,
+                    would: match self.would_reason.as_deref() {
+                        None => None,
+                        Some(w) => Some(WouldTrace {
+                            line: self.would_line,
+                            reason: w.parse().map_err(|e| format!("would_reason: {e}"))?,
+                            healthy: self.would_healthy.unwrap_or(false),
+                        }),
+                    },
                 })
             }
             TraceKind::Report | TraceKind::Probe => {
                 let attempt = AttemptTrace {
-                    biz: self.biz.ok_or_else(|| need("biz"))?,
-                    protocol,
-                    line: self.line.ok_or_else(|| need("line"))?,
+                    on: TraceLine {
+                        biz: self.biz.ok_or_else(|| need("biz"))?,
+                        protocol,
+                        line: self.line.ok_or_else(|| need("line"))?,
+                    },
                     outcome: outcome.ok_or_else(|| need("outcome"))?,
                     status: self.status,
                     timings: self.timings,
@@ -270,7 +247,11 @@ impl TraceRecord {
                 }
             }
             TraceKind::Breaker => {
-                let line = self.line.ok_or_else(|| need("line"))?;
+                let on = TraceLine {
+                    biz: self.biz.ok_or_else(|| need("biz"))?,
+                    protocol,
+                    line: self.line.ok_or_else(|| need("line"))?,
+                };
                 let state = match self.breaker.as_deref() {
                     Some(name) => name.parse::<BreakerState>().map_err(|_| {
                         format!("breaker {name:?} is not closed, open or half_open")
@@ -278,9 +259,7 @@ impl TraceRecord {
                     None => return Err(need("breaker")),
                 };
                 TraceBody::Breaker(BreakerTrace {
-                    biz: self.biz,
-                    protocol,
-                    line,
+                    on,
                     state,
                     cooldown_ms: self.cooldown_ms,
                     detail: self.detail,
@@ -326,9 +305,7 @@ mod tests {
     /// held for it before events were typed.
     fn every_kind() -> Vec<(TraceEvent, &'static str)> {
         let attempt = |protocol, outcome, status, timings| AttemptTrace {
-            biz: "spot".into(),
-            protocol,
-            line: "ali".into(),
+            on: TraceLine::new("spot", protocol, "ali"),
             outcome,
             status: Some(status),
             timings,
@@ -351,19 +328,19 @@ mod tests {
                         logical_host: Some("*.example.com".into()),
                         final_host: Some("*.cdn.example.com".into()),
                         reason: Reason::Sticky,
-                        from_cache: true,
                         downgrade: true,
-                        fixed_host: true,
                         method: Some("GET".into()),
                         attempt: Some(1),
                         exclude: Some(vec!["tx".into()]),
                         mode: Some(RolloutMode::Observe),
-                        would_line: Some("tx".into()),
-                        would_reason: Some(Reason::Ranked),
-                        would_healthy: Some(true),
+                        would: Some(WouldTrace {
+                            line: Some("tx".into()),
+                            reason: Reason::Ranked,
+                            healthy: true,
+                        }),
                     }),
                 ),
-                r#"{"kind":"route","at_ms":5,"biz":"spot","protocol":"http","line":"ali","logical_host":"*.example.com","final_host":"*.cdn.example.com","reason":"sticky","from_cache":true,"downgrade":true,"fixed_host":true,"install":"00000000000000aa","seq":7,"method":"GET","attempt":1,"exclude":["tx"],"mode":"observe","would_line":"tx","would_reason":"ranked","would_healthy":true}"#,
+                r#"{"kind":"route","at_ms":5,"biz":"spot","protocol":"http","line":"ali","logical_host":"*.example.com","final_host":"*.cdn.example.com","reason":"sticky","from_cache":true,"downgrade":true,"fixed_host":false,"install":"00000000000000aa","seq":7,"method":"GET","attempt":1,"exclude":["tx"],"mode":"observe","would_line":"tx","would_reason":"ranked","would_healthy":true}"#,
             ),
             (
                 stamped(
@@ -399,9 +376,7 @@ mod tests {
                 stamped(
                     6,
                     TraceBody::Breaker(BreakerTrace {
-                        biz: Some("spot".into()),
-                        protocol: Protocol::Http,
-                        line: "ali".into(),
+                        on: TraceLine::new("spot", Protocol::Http, "ali"),
                         state: BreakerState::Open,
                         cooldown_ms: Some(30_000),
                         detail: Some("closed -> open".into()),
@@ -465,11 +440,11 @@ mod tests {
                 "a probe event needs `outcome`",
             ),
             (
-                r#"{"kind":"breaker","at_ms":0,"install":"1","seq":0,"line":"a"}"#,
+                r#"{"kind":"breaker","at_ms":0,"install":"1","seq":0,"biz":"s","line":"a"}"#,
                 "a breaker event needs `breaker`",
             ),
             (
-                r#"{"kind":"breaker","at_ms":0,"install":"1","seq":0,"line":"a","breaker":"ajar"}"#,
+                r#"{"kind":"breaker","at_ms":0,"install":"1","seq":0,"biz":"s","line":"a","breaker":"ajar"}"#,
                 "breaker \"ajar\" is not closed, open or half_open",
             ),
             (

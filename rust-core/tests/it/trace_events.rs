@@ -126,7 +126,7 @@ fn a_recording_install_keeps_routes_reports_and_breaker_changes() {
         .collect();
     assert_eq!(opened.len(), 1, "the third fault opens the breaker once");
     assert_eq!(opened[0].state, BreakerState::Open);
-    assert_eq!(opened[0].line, "ali");
+    assert_eq!(opened[0].on.line, "ali");
     assert!(opened[0].cooldown_ms.is_some());
     let seqs: Vec<u64> = events.iter().map(|e| e.seq).collect();
     assert_eq!(seqs, (0..events.len() as u64).collect::<Vec<_>>());
