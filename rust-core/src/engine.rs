@@ -85,7 +85,7 @@ use crate::net::NetworkState;
 use crate::runtime::{Runtime, Task};
 use crate::trace::redact::host_group;
 use crate::trace::{
-    AttemptTrace, RouteTrace, TraceBody, TraceEvent, TraceLine, TraceSink, WouldTrace,
+    AttemptTrace, RouteTrace, TraceBody, TraceEvent, TraceLine, TraceNetwork, TraceSink, WouldTrace,
 };
 use crate::transport::Transport;
 use crate::{Error, Result};
@@ -829,17 +829,18 @@ impl Inner {
     }
 }
 
-/// The `network` of [`LineKit::state`]: what the platform last reported and why HTTPDNS
-/// is bypassed on it (`None` when it is used).
+/// The `network` of [`LineKit::state`]: what a trace says of the network the platform
+/// last reported, and why HTTPDNS is bypassed on it (`None` when it is used).
 fn network_view(network: &NetworkState) -> NetworkView {
+    let described = TraceNetwork::from(network);
     NetworkView {
-        handle: network.handle,
-        validated: network.validated,
-        vpn: network.vpn,
-        private_dns: network.private_dns.as_str().to_string(),
-        proxy: network.proxy,
-        transport: network.transport.clone(),
         httpdns_bypass: crate::net::HttpDnsBypass::reason(network).map(|b| b.as_str().to_string()),
+        handle: described.handle,
+        validated: described.validated,
+        vpn: described.vpn,
+        private_dns: described.private_dns,
+        proxy: described.proxy,
+        transport: described.transport,
     }
 }
 

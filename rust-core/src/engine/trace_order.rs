@@ -149,14 +149,7 @@ impl Inner {
         if self.sampled(&self.routing.load(), now) {
             self.emit(TraceEvent::new(
                 now,
-                TraceBody::Network(TraceNetwork {
-                    handle: network.handle,
-                    validated: network.validated,
-                    vpn: network.vpn,
-                    private_dns: network.private_dns.as_str().to_string(),
-                    proxy: network.proxy,
-                    transport: network.transport.clone(),
-                }),
+                TraceBody::Network(TraceNetwork::from(network)),
             ));
         }
     }

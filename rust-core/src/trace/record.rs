@@ -39,6 +39,20 @@ fn off() -> String {
     "off".to_string()
 }
 
+impl From<&crate::net::NetworkState> for TraceNetwork {
+    /// What a trace (and the engine's state) says about a network the platform reported.
+    fn from(network: &crate::net::NetworkState) -> Self {
+        TraceNetwork {
+            handle: network.handle,
+            validated: network.validated,
+            vpn: network.vpn,
+            private_dns: network.private_dns.as_str().to_string(),
+            proxy: network.proxy,
+            transport: network.transport.clone(),
+        }
+    }
+}
+
 /// One line of a trace file (see [`super::format`]): the fields of every kind of event, in
 /// declaration order; a `None` field is absent. Hosts appear only as redacted groups (see
 /// [`super::redact::host_group`]); URLs, paths, queries and tokens never appear.

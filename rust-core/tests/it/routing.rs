@@ -3,7 +3,7 @@
 //! in-call exclusion and the all-open fallback — driven through the engine facade.
 
 use linekit_core::config::validate::parse_config;
-use linekit_core::engine::{LineKit, Report, RouteRequest};
+use linekit_core::engine::{LineKit, Report, RouteDecision, RouteRequest};
 use linekit_core::line::{Outcome, Protocol};
 use linekit_core::trace::event::NoopSink;
 use linekit_core::trace::Reason;
@@ -25,6 +25,17 @@ fn engine_of(text: &str) -> (LineKit, ManualClock) {
 fn route(kit: &LineKit, url: &str) -> (String, Option<String>, Reason) {
     let d = kit.route(&RouteRequest::new(url, "GET"));
     (d.url(url), d.line.map(|l| l.to_string()), d.reason)
+}
+
+/// `url` routed by `method` with `headers` on the http pool, nothing excluded, under the
+/// configured rollout mode: the decision and the headers that would be sent.
+fn with_headers(
+    kit: &LineKit,
+    url: &str,
+    method: &str,
+    headers: &[(&str, &str)],
+) -> (RouteDecision, Vec<(String, String)>) {
+    kit.route_with_headers(url, method, headers, Some(Protocol::Http), &[], None)
 }
 
 /// The line `https://api.example.com/` is routed to now.
@@ -88,13 +99,11 @@ fn suffix_match_and_explicit_biz_header() {
         route(&kit, "https://a.static.example.com/img.png").0,
         "https://cdn.example.com/img.png"
     );
-    let (d, sent) = kit.route_with_headers(
+    let (d, sent) = with_headers(
+        &kit,
         "https://a.static.example.com/x",
         "GET",
         &[("X-Line-Biz", "cdn"), ("Accept", "*/*")],
-        Some(Protocol::Http),
-        &[],
-        None,
     );
     assert_eq!(
         (
@@ -111,13 +120,11 @@ fn suffix_match_and_explicit_biz_header() {
 fn biz_header_cannot_move_a_request_to_a_business_line_whose_match_excludes_its_host() {
     let (kit, _) = engine();
     let biz = |url: &str, name: &str| {
-        let (d, _) = kit.route_with_headers(
+        let (d, _) = with_headers(
+            &kit,
             url,
             "GET",
             &[("X-Line-Biz", name), ("Authorization", "Bearer t")],
-            Some(Protocol::Http),
-            &[],
-            None,
         );
         (d.url(url), d.biz.as_deref().map(str::to_string), d.reason)
     };
@@ -147,14 +154,7 @@ fn biz_header_picks_among_business_lines_that_claim_the_host() {
             "wide": {"match": ["*.example.com"], "http": [{"id": "w", "url": "https://wide.example.net"}]}}}"#,
     );
     let url = "https://api.example.com/x";
-    let (d, _) = kit.route_with_headers(
-        url,
-        "GET",
-        &[("X-Line-Biz", "wide")],
-        Some(Protocol::Http),
-        &[],
-        None,
-    );
+    let (d, _) = with_headers(&kit, url, "GET", &[("X-Line-Biz", "wide")]);
     assert_eq!(
         (d.url(url).as_str(), d.biz.as_deref()),
         ("https://wide.example.net/x", Some("wide"))
@@ -173,14 +173,7 @@ fn every_private_header_is_stripped_case_insensitively() {
         ("Authorization", "Bearer t"),
         ("X-Lines-Not-Private", "kept"),
     ];
-    let (_, sent) = kit.route_with_headers(
-        "https://api.example.com/",
-        "GET",
-        &headers,
-        Some(Protocol::Http),
-        &[],
-        None,
-    );
+    let (_, sent) = with_headers(&kit, "https://api.example.com/", "GET", &headers);
     let names: Vec<&str> = sent.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["Authorization", "X-Lines-Not-Private"]);
 }
@@ -188,13 +181,11 @@ fn every_private_header_is_stripped_case_insensitively() {
 #[test]
 fn keep_original_host_leaves_the_request_alone() {
     let (kit, _) = engine();
-    let (d, sent) = kit.route_with_headers(
+    let (d, sent) = with_headers(
+        &kit,
         "https://api.example.com/pay?id=1",
         "POST",
         &[("X-Line-Keep-Original-Host", "true")],
-        Some(Protocol::Http),
-        &[],
-        None,
     );
     assert_eq!(
         (d.url("https://api.example.com/pay?id=1").as_str(), d.reason),
@@ -207,13 +198,11 @@ fn keep_original_host_leaves_the_request_alone() {
 /// `Authorization` header: the final URL, the reason and the headers sent.
 fn fixed(kit: &LineKit, value: &str) -> (String, Reason, Vec<(String, String)>) {
     let url = "https://api.example.com/a?b=c";
-    let (d, sent) = kit.route_with_headers(
+    let (d, sent) = with_headers(
+        kit,
         url,
         "GET",
         &[("X-Line-Fixed-Host", value), ("Authorization", "Bearer t")],
-        Some(Protocol::Http),
-        &[],
-        None,
     );
     (d.url(url), d.reason, sent)
 }
@@ -278,13 +267,11 @@ fn fixed_host_to_an_unknown_origin_is_refused_and_the_request_routes_as_without_
         );
     }
     // Outside any business line the refused request keeps its own URL.
-    let (d, _) = kit.route_with_headers(
+    let (d, _) = with_headers(
+        &kit,
         "https://elsewhere.example.org/x",
         "GET",
         &[("X-Line-Fixed-Host", "https://[::1]:22")],
-        Some(Protocol::Http),
-        &[],
-        None,
     );
     assert_eq!(
         (
