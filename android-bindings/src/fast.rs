@@ -45,6 +45,7 @@ use linekit_core::line::headers::LineHeaders;
 use linekit_core::line::router::Target;
 use linekit_core::line::{replay, Outcome, Protocol, Timings};
 use std::borrow::Cow;
+use std::mem::MaybeUninit;
 use std::ops::Deref;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::null_mut;
@@ -95,15 +96,6 @@ impl Deref for Handle {
     }
 }
 
-/// The call's limits from the config in force: `(max_retries, buffer_body_max_bytes)`.
-fn limits(engine: &LineKit) -> (u32, u64) {
-    let config = engine.config();
-    (
-        config.thresholds.max_retries,
-        config.thresholds.buffer_body_max_bytes,
-    )
-}
-
 /// Whether `t` sends the request URL `url` exactly as it is: `url` up to where its path
 /// starts is `scheme://host[:port]` (an IPv6 host in brackets) and there is no prefix, so
 /// [`Target::url`] would write `url` again.
@@ -138,18 +130,12 @@ pub fn same_url(t: &Target, url: &str) -> bool {
 
 /// Packs decision `d` for the request URL `url`: its codes come from `codes`,
 /// `max_retries` is the call's (0 when it may not be replayed).
-pub fn answer_of(
-    codes: &Codes,
-    d: &RouteDecision,
-    url: &str,
-    max_retries: u32,
-    buffer_body_max_bytes: u64,
-) -> RouteAnswer {
+pub fn answer_of(codes: &Codes, d: &RouteDecision, url: &str, max_retries: u32) -> RouteAnswer {
     let Coded {
         generation,
         line,
         target,
-    } = codes.encode(d, buffer_body_max_bytes);
+    } = codes.encode(d);
     let field_max = crate::record_layout::mask(4);
     RouteAnswer {
         reason: u64::from(d.reason.code()),
@@ -202,14 +188,12 @@ pub fn route_answer(
                 .ok_or("linekit: unknown rollout mode code")?,
         );
     }
-    let (mut max_retries, buffer_body_max_bytes) = limits(handle);
-    if !replay::replayable(method, private.idempotency_key, query.one_shot_body == 1) {
-        max_retries = 0;
-    }
+    let replayable = replay::replayable(method, private.idempotency_key, query.one_shot_body == 1);
     let d = handle.route(&req);
-    // Observed and switched-off business lines are sent once, to their original URL.
-    let max_retries = d.max_retries(max_retries);
-    let answer = answer_of(&handle.codes, &d, url, max_retries, buffer_body_max_bytes);
+    // Observed and switched-off business lines are sent once, to their original URL (the
+    // decision's own retries are 0 then).
+    let max_retries = if replayable { d.max_retries } else { 0 };
+    let answer = answer_of(&handle.codes, &d, url, max_retries);
     Ok((answer, d))
 }
 
@@ -362,7 +346,9 @@ pub(crate) fn with_region<R>(
     let raw = env.get_raw();
     // SAFETY: `raw` is the live JNIEnv of this call and `s` a live, non-null
     // java.lang.String reference (the Java signature declares `String`); the region
-    // asked for lies inside the string, and `units` has room for it.
+    // asked for lies inside the string, and `units` has room for it. Without a pending
+    // exception GetStringRegion wrote all `n` units, so the first `n` are initialised,
+    // and the narrowing loop writes the first `n` bytes.
     unsafe {
         let table = &**raw;
         let (Some(length), Some(region)) = (table.GetStringLength, table.GetStringRegion) else {
@@ -371,19 +357,24 @@ pub(crate) fn with_region<R>(
         let len = length(raw, s.as_raw());
         let n = usize::try_from(len).unwrap_or(0);
         if n <= URL_STACK_UNITS {
-            let mut units = [0u16; URL_STACK_UNITS];
-            region(raw, s.as_raw(), 0, len as jsize, units.as_mut_ptr());
+            // Neither buffer is cleared first: only the `n` units GetStringRegion writes
+            // (and the `n` bytes narrowed from them) are ever read.
+            let mut units = [MaybeUninit::<u16>::uninit(); URL_STACK_UNITS];
+            region(raw, s.as_raw(), 0, len as jsize, units.as_mut_ptr().cast());
             if env.exception_check()? {
                 return Err(Failure::Argument("linekit: unreadable string"));
             }
-            let units = &units[..n];
-            if units.iter().all(|&u| u < 0x80) {
-                let mut bytes = [0u8; URL_STACK_UNITS];
-                for (b, &u) in bytes.iter_mut().zip(units) {
-                    *b = u as u8;
-                }
-                let text = std::str::from_utf8(&bytes[..n]).unwrap_or_default();
-                return Ok(f(text));
+            let units = std::slice::from_raw_parts(units.as_ptr().cast::<u16>(), n);
+            let mut bytes = [MaybeUninit::<u8>::uninit(); URL_STACK_UNITS];
+            let mut ascii = true;
+            for (b, &u) in bytes.iter_mut().zip(units) {
+                ascii &= u < 0x80;
+                b.write(u as u8);
+            }
+            if ascii {
+                let bytes = std::slice::from_raw_parts(bytes.as_ptr().cast::<u8>(), n);
+                // Every byte is below 0x80: ASCII is UTF-8.
+                return Ok(f(std::str::from_utf8_unchecked(bytes)));
             }
             return Ok(f(&String::from_utf16_lossy(units)));
         }

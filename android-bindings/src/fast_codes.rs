@@ -73,33 +73,33 @@ pub struct LineEntry {
 }
 
 impl LineEntry {
-    /// The entry of decision `d` routed under body limit `buffer_body_max_bytes`, or
-    /// `None` when it names neither a business line nor a line.
-    pub fn of(d: &RouteDecision, buffer_body_max_bytes: u64) -> Option<LineEntry> {
+    /// The entry of decision `d` (with its body limit), or `None` when it names neither a
+    /// business line nor a line.
+    pub fn of(d: &RouteDecision) -> Option<LineEntry> {
         (d.biz.is_some() || d.line.is_some()).then(|| LineEntry {
             biz: d.biz.clone(),
             line: d.line.clone(),
             version_header: d.version_header.clone(),
-            buffer_body_max_bytes,
+            buffer_body_max_bytes: d.buffer_body_max_bytes,
             would_line: would_line(d).cloned(),
         })
     }
 
-    fn hash(d: &RouteDecision, limit: u64) -> u64 {
+    fn hash(d: &RouteDecision) -> u64 {
         Fx::default()
             .text(d.biz.as_deref())
             .text(d.line.as_deref())
             .text(d.version_header.as_deref())
-            .number(limit)
+            .number(d.buffer_body_max_bytes)
             .text(would_line(d).map(|l| &**l))
             .finish()
     }
 
-    fn matches(&self, d: &RouteDecision, limit: u64) -> bool {
+    fn matches(&self, d: &RouteDecision) -> bool {
         same(&self.biz, &d.biz)
             && same(&self.line, &d.line)
             && same(&self.version_header, &d.version_header)
-            && self.buffer_body_max_bytes == limit
+            && self.buffer_body_max_bytes == d.buffer_body_max_bytes
             && self.would_line.as_deref() == would_line(d).map(|l| &**l)
     }
 }
@@ -256,10 +256,10 @@ impl Generation {
         }
     }
 
-    fn codes(&self, d: &RouteDecision, limit: u64, hashes: &Hashes) -> (Option<u16>, Option<u16>) {
+    fn codes(&self, d: &RouteDecision, hashes: &Hashes) -> (Option<u16>, Option<u16>) {
         let line = match hashes.line {
             None => Some(0),
-            Some(h) => self.lines.find(h, |e| e.matches(d, limit)),
+            Some(h) => self.lines.find(h, |e| e.matches(d)),
         };
         let target = match (&d.target, hashes.target) {
             (Some(t), Some(h)) => self.targets.find(h, |e| same_target(e, t)),
@@ -336,16 +336,16 @@ impl Default for Codes {
 }
 
 impl Codes {
-    /// The codes of decision `d`'s entries under body limit `limit`, both from one
-    /// generation; new entries get codes.
-    pub fn encode(&self, d: &RouteDecision, limit: u64) -> Coded {
+    /// The codes of decision `d`'s entries (its body limit is part of its line entry),
+    /// both from one generation; new entries get codes.
+    pub fn encode(&self, d: &RouteDecision) -> Coded {
         let hashes = Hashes {
-            line: (d.biz.is_some() || d.line.is_some()).then(|| LineEntry::hash(d, limit)),
+            line: (d.biz.is_some() || d.line.is_some()).then(|| LineEntry::hash(d)),
             target: d.target.as_ref().map(target_hash),
         };
         let generations = self.generations.load();
         let g = &generations.current;
-        if let (Some(line), Some(target)) = g.codes(d, limit, &hashes) {
+        if let (Some(line), Some(target)) = g.codes(d, &hashes) {
             return Coded {
                 generation: g.number,
                 line,
@@ -353,16 +353,16 @@ impl Codes {
             };
         }
         drop(generations);
-        self.add(d, limit, &hashes)
+        self.add(d, &hashes)
     }
 
     /// [`encode`](Self::encode)'s path for a new entry: copies the current generation
     /// with the entries added (or starts the next one when a kind is full).
     #[cold]
-    fn add(&self, d: &RouteDecision, limit: u64, hashes: &Hashes) -> Coded {
+    fn add(&self, d: &RouteDecision, hashes: &Hashes) -> Coded {
         let _write = self.write.lock();
         let generations = self.generations.load_full();
-        let (line, target) = generations.current.codes(d, limit, hashes);
+        let (line, target) = generations.current.codes(d, hashes);
         let missing_line = line.is_none();
         let missing_target = target.is_none();
         let mut next = (*generations.current).clone();
@@ -371,9 +371,9 @@ impl Codes {
             previous = Some(generations.current.clone());
             next = Generation::new(next.number.wrapping_add(1));
         }
-        let (line, target) = next.codes(d, limit, hashes);
+        let (line, target) = next.codes(d, hashes);
         let line = line.unwrap_or_else(|| {
-            let entry = LineEntry::of(d, limit).expect("a line hash has an entry");
+            let entry = LineEntry::of(d).expect("a line hash has an entry");
             next.lines.insert(hashes.line.unwrap_or_default(), entry)
         });
         let target = target.unwrap_or_else(|| {
@@ -441,6 +441,14 @@ mod tests {
     use linekit_core::line::{Protocol, Scheme};
     use linekit_core::trace::Reason;
 
+    /// The codes of decision `d` under body limit `limit`.
+    fn limited(codes: &Codes, d: RouteDecision, limit: u64) -> Coded {
+        codes.encode(&RouteDecision {
+            buffer_body_max_bytes: limit,
+            ..d
+        })
+    }
+
     fn decision(biz: Option<&str>, line: Option<&str>, host: Option<&str>) -> RouteDecision {
         RouteDecision {
             biz: biz.map(Arc::from),
@@ -458,6 +466,8 @@ mod tests {
             }),
             mode: linekit_core::line::rollout::RolloutMode::On,
             would: None,
+            max_retries: 2,
+            buffer_body_max_bytes: 65_536,
         }
     }
 
@@ -481,7 +491,11 @@ mod tests {
     #[test]
     fn equal_entries_share_a_code_and_new_ones_get_the_next() {
         let codes = Codes::default();
-        let a = codes.encode(&decision(Some("spot"), Some("ali"), Some("a.test")), 10);
+        let a = limited(
+            &codes,
+            decision(Some("spot"), Some("ali"), Some("a.test")),
+            10,
+        );
         assert_eq!(
             a,
             Coded {
@@ -491,13 +505,21 @@ mod tests {
             }
         );
         // Equal content in other allocations (a new config) keeps the codes.
-        let again = codes.encode(&decision(Some("spot"), Some("ali"), Some("a.test")), 10);
+        let again = limited(
+            &codes,
+            decision(Some("spot"), Some("ali"), Some("a.test")),
+            10,
+        );
         assert_eq!(again, a);
-        let other_limit = codes.encode(&decision(Some("spot"), Some("ali"), Some("a.test")), 11);
+        let other_limit = limited(
+            &codes,
+            decision(Some("spot"), Some("ali"), Some("a.test")),
+            11,
+        );
         assert_eq!((other_limit.line, other_limit.target), (2, 1));
-        let none = codes.encode(&decision(None, None, None), 10);
+        let none = limited(&codes, decision(None, None, None), 10);
         assert_eq!((none.line, none.target), (0, 0));
-        let biz_only = codes.encode(&decision(Some("spot"), None, None), 10);
+        let biz_only = limited(&codes, decision(Some("spot"), None, None), 10);
         assert_eq!((biz_only.line, biz_only.target), (3, 0));
         codes.with_line(0, 2, |e| {
             let e = e.expect("entry 2");
@@ -521,12 +543,20 @@ mod tests {
     #[test]
     fn a_full_kind_starts_a_new_generation_and_the_previous_stays_readable() {
         let codes = Codes::default();
-        let first = codes.encode(&decision(Some("spot"), Some("ali"), Some("t0.test")), 1);
+        let first = limited(
+            &codes,
+            decision(Some("spot"), Some("ali"), Some("t0.test")),
+            1,
+        );
         for i in 1..TARGET_CAP {
-            let c = codes.encode(&decision(None, None, Some(&format!("t{i}.test"))), 1);
+            let c = limited(&codes, decision(None, None, Some(&format!("t{i}.test"))), 1);
             assert_eq!((c.generation, usize::from(c.target)), (0, i + 1));
         }
-        let next = codes.encode(&decision(Some("spot"), Some("ali"), Some("new.test")), 1);
+        let next = limited(
+            &codes,
+            decision(Some("spot"), Some("ali"), Some("new.test")),
+            1,
+        );
         assert_eq!(
             next,
             Coded {
@@ -545,9 +575,9 @@ mod tests {
         });
         // One more reset: generation 0 is gone.
         for i in 1..TARGET_CAP {
-            codes.encode(&decision(None, None, Some(&format!("u{i}.test"))), 1);
+            limited(&codes, decision(None, None, Some(&format!("u{i}.test"))), 1);
         }
-        let third = codes.encode(&decision(None, None, Some("last.test")), 1);
+        let third = limited(&codes, decision(None, None, Some("last.test")), 1);
         assert_eq!(third.generation, 2);
         codes.with_line(0, first.line, |e| assert!(e.is_none()));
         codes.with_line(1, 1, |e| assert!(e.is_some()));

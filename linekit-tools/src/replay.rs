@@ -300,18 +300,17 @@ fn parse_ip(ip: &str, path: &str) -> Result<IpAddr> {
         .map_err(|_| Error::InvalidArgument(format!("{path}.ip: not an IP address")))
 }
 
-/// How many extra lines the call of decision `d` may try: the decision's rollout mode
-/// with the config's `max_retries`, and none for a request that may not be sent twice
-/// (the core's replay rule; a scenario's request bodies are never one-shot).
+/// How many extra lines the call of decision `d` may try: the decision's own
+/// `max_retries`, and none for a request that may not be sent twice (the core's replay
+/// rule; a scenario's request bodies are never one-shot).
 fn call_retries(
-    engine: &LineKit,
     d: &linekit_core::engine::RouteDecision,
     method: &str,
     headers: &[(&str, &str)],
 ) -> u32 {
     let keyed = linekit_core::line::headers::LineHeaders::parse(headers).idempotency_key;
     if linekit_core::line::replay::replayable(method, keyed, false) {
-        d.max_retries(engine.config().thresholds.max_retries)
+        d.max_retries
     } else {
         0
     }
@@ -696,7 +695,7 @@ pub(crate) fn execute(
                 "protocol": d.protocol.as_str(),
                 "version_mismatch": d.version_mismatch,
                 "mode": d.mode.as_str(),
-                "max_retries": call_retries(engine, &d, method, &pairs),
+                "max_retries": call_retries(&d, method, &pairs),
             });
             if let Some(would) = &d.would {
                 fields["would_line"] = json!(would.line.as_deref());

@@ -151,9 +151,6 @@ impl<W: World> Sim<W> {
         let mut exclude: Vec<String> = Vec::new();
         let mut now = t;
         let mut first: Option<RouteDecision> = None;
-        let configured = self.config["thresholds"]["max_retries"]
-            .as_u64()
-            .unwrap_or(2) as u32;
         loop {
             self.advance(now);
             let ex: Vec<&str> = exclude.iter().map(String::as_str).collect();
@@ -193,9 +190,7 @@ impl<W: World> Sim<W> {
             self.kit.run_due();
             self.take_started(now);
             exclude.push(line);
-            if !outcome.is_line_fault(status)
-                || exclude.len() > first.max_retries(configured) as usize
-            {
+            if !outcome.is_line_fault(status) || exclude.len() > first.max_retries as usize {
                 return Some(first.clone());
             }
         }

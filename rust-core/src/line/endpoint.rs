@@ -233,18 +233,29 @@ pub struct SplitUrl<'a> {
 
 impl<'a> SplitUrl<'a> {
     /// Splits an absolute http(s)/ws(s) URL; `None` if it is not one.
+    ///
+    /// Every separator it looks for is ASCII, so it scans bytes (a request URL is split on
+    /// every route): a split at an ASCII byte is always a char boundary.
     pub fn parse(url: &'a str) -> Option<SplitUrl<'a>> {
-        let (scheme_str, after) = url.split_once("://")?;
-        let scheme = Scheme::parse(scheme_str)?;
-        let end = after.find(['/', '?', '#']).unwrap_or(after.len());
+        let bytes = url.as_bytes();
+        let colon = bytes.windows(3).position(|w| w == b"://")?;
+        let scheme = Scheme::parse(&url[..colon])?;
+        let after = &url[colon + 3..];
+        let end = after
+            .bytes()
+            .position(|b| matches!(b, b'/' | b'?' | b'#'))
+            .unwrap_or(after.len());
         let (authority, rest) = after.split_at(end);
-        let authority = authority.rsplit('@').next()?;
+        let authority = match authority.bytes().rposition(|b| b == b'@') {
+            Some(at) => &authority[at + 1..],
+            None => authority,
+        };
         let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
-            let (h, p) = v6.split_once(']')?;
-            (h, p.strip_prefix(':'))
+            let close = v6.bytes().position(|b| b == b']')?;
+            (&v6[..close], v6[close + 1..].strip_prefix(':'))
         } else {
-            match authority.rsplit_once(':') {
-                Some((h, p)) => (h, Some(p)),
+            match authority.bytes().rposition(|b| b == b':') {
+                Some(c) => (&authority[..c], Some(&authority[c + 1..])),
                 None => (authority, None),
             }
         };

@@ -148,6 +148,13 @@ pub struct RouteDecision {
     pub mode: RolloutMode,
     /// In `observe`: what `on` would have done.
     pub would: Option<Would>,
+    /// How many more lines the call may try after this attempt: the `max_retries` of the
+    /// config that made the decision under `on`, 0 under `observe` and `off` (a caller
+    /// that may not send the request twice tries none either way).
+    pub max_retries: u32,
+    /// The `buffer_body_max_bytes` of the config that made the decision: the largest
+    /// request body a caller keeps so that a retry can send it again.
+    pub buffer_body_max_bytes: u64,
 }
 
 /// What a request routed under `observe` would have got under `on`.
@@ -163,12 +170,6 @@ pub struct Would {
 }
 
 impl RouteDecision {
-    /// How many extra lines the call may try after this decision, given the configured
-    /// `max_retries`: only a call routed under `on` retries.
-    pub fn max_retries(&self, configured: u32) -> u32 {
-        self.mode.max_retries(configured)
-    }
-
     /// The final URL to send for `request_url`, the URL this decision was made for (equal
     /// to it when not rewritten).
     pub fn url(&self, request_url: &str) -> String {
@@ -399,8 +400,20 @@ impl Topology {
         self.hosts.get(host).map(|i| &self.biz[*i])
     }
 
-    /// Routes one request at monotonic time `now_ms`.
+    /// Routes one request at monotonic time `now_ms`; the decision carries the call's
+    /// limits from this topology's config, so they always match the rules that made it.
     pub fn route(&self, req: &RouteRequest<'_>, now_ms: u64, downgrade: bool) -> RouteDecision {
+        let limits = &self.config.thresholds;
+        let decision = self.decide(req, now_ms, downgrade);
+        RouteDecision {
+            max_retries: decision.mode.max_retries(limits.max_retries),
+            buffer_body_max_bytes: limits.buffer_body_max_bytes,
+            ..decision
+        }
+    }
+
+    /// The routing rules for one request, before its limits are added.
+    fn decide(&self, req: &RouteRequest<'_>, now_ms: u64, downgrade: bool) -> RouteDecision {
         if req.keep_original {
             return unchanged(req, None, Reason::KeepOriginal, RolloutMode::On);
         }
@@ -609,6 +622,8 @@ fn unchanged(
         target: None,
         mode,
         would: None,
+        max_retries: 0,
+        buffer_body_max_bytes: 0,
     }
 }
 
@@ -624,15 +639,11 @@ fn on_line(
 ) -> RouteDecision {
     let line = &pool.lines()[sel.index];
     RouteDecision {
-        biz: Some(biz.name.clone()),
-        protocol: req.protocol,
         line: Some(line.id.clone()),
-        reason: sel.reason,
         version_mismatch: pool.version_mismatch(sel.index),
         version_header: biz.version_header.clone(),
         target: Some(Target::new(req.url, url, &line.endpoint, prefix)),
-        mode: RolloutMode::On,
-        would: None,
+        ..unchanged(req, Some(biz), sel.reason, RolloutMode::On)
     }
 }
 

@@ -3,6 +3,7 @@
 //! in-call exclusion and the all-open fallback — driven through the engine facade.
 
 use linekit_core::config::validate::parse_config;
+use linekit_core::config::RolloutMode;
 use linekit_core::engine::{LineKit, Report, RouteDecision, RouteRequest};
 use linekit_core::line::{Outcome, Protocol};
 use linekit_core::trace::event::NoopSink;
@@ -422,4 +423,38 @@ fn only_routes_whose_outcome_is_reported_count_as_in_flight() {
             assert_eq!(line.as_deref(), Some("ali"), "nothing was in flight");
         }
     }
+}
+
+#[test]
+fn a_decision_carries_the_limits_of_the_config_that_made_it() {
+    let (kit, _) = engine_of(
+        r#"{"version": 1, "thresholds": {"max_retries": 3, "buffer_body_max_bytes": 4096},
+            "biz_lines": {
+            "spot": {"match": ["api.example.com"], "http": [{"id": "a", "url": "https://spot-a.example.com"}]},
+            "seen": {"match": ["seen.example.com"], "rollout": {"mode": "observe"},
+                     "http": [{"id": "s", "url": "https://seen-s.example.net"}]}}}"#,
+    );
+    let limits = |url: &str| {
+        let d = kit.route(&RouteRequest::new(url, "GET"));
+        (d.mode, d.max_retries, d.buffer_body_max_bytes)
+    };
+    assert_eq!(
+        limits("https://api.example.com/x"),
+        (RolloutMode::On, 3, 4096)
+    );
+    // Observed requests are sent once, to their own URL.
+    assert_eq!(
+        limits("https://seen.example.com/x"),
+        (RolloutMode::Observe, 0, 4096)
+    );
+    let update = kit.update_config(
+        r#"{"version": 2, "thresholds": {"max_retries": 1, "buffer_body_max_bytes": 10},
+            "biz_lines": {"spot": {"match": ["api.example.com"],
+                "http": [{"id": "a", "url": "https://spot-a.example.com"}]}}}"#,
+    );
+    assert!(update.applied, "{:?}", update.error);
+    assert_eq!(
+        limits("https://api.example.com/x"),
+        (RolloutMode::On, 1, 10)
+    );
 }
