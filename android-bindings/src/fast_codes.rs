@@ -441,11 +441,17 @@ mod tests {
     use linekit_core::line::{Protocol, Scheme};
     use linekit_core::trace::Reason;
 
-    /// The codes of decision `d` under body limit `limit`.
-    fn limited(codes: &Codes, d: RouteDecision, limit: u64) -> Coded {
+    /// The codes of the decision of [`decision`] under body limit `limit`.
+    fn encoded(
+        codes: &Codes,
+        biz: Option<&str>,
+        line: Option<&str>,
+        host: Option<&str>,
+        limit: u64,
+    ) -> Coded {
         codes.encode(&RouteDecision {
             buffer_body_max_bytes: limit,
-            ..d
+            ..decision(biz, line, host)
         })
     }
 
@@ -491,11 +497,7 @@ mod tests {
     #[test]
     fn equal_entries_share_a_code_and_new_ones_get_the_next() {
         let codes = Codes::default();
-        let a = limited(
-            &codes,
-            decision(Some("spot"), Some("ali"), Some("a.test")),
-            10,
-        );
+        let a = encoded(&codes, Some("spot"), Some("ali"), Some("a.test"), 10);
         assert_eq!(
             a,
             Coded {
@@ -505,21 +507,13 @@ mod tests {
             }
         );
         // Equal content in other allocations (a new config) keeps the codes.
-        let again = limited(
-            &codes,
-            decision(Some("spot"), Some("ali"), Some("a.test")),
-            10,
-        );
+        let again = encoded(&codes, Some("spot"), Some("ali"), Some("a.test"), 10);
         assert_eq!(again, a);
-        let other_limit = limited(
-            &codes,
-            decision(Some("spot"), Some("ali"), Some("a.test")),
-            11,
-        );
+        let other_limit = encoded(&codes, Some("spot"), Some("ali"), Some("a.test"), 11);
         assert_eq!((other_limit.line, other_limit.target), (2, 1));
-        let none = limited(&codes, decision(None, None, None), 10);
+        let none = encoded(&codes, None, None, None, 10);
         assert_eq!((none.line, none.target), (0, 0));
-        let biz_only = limited(&codes, decision(Some("spot"), None, None), 10);
+        let biz_only = encoded(&codes, Some("spot"), None, None, 10);
         assert_eq!((biz_only.line, biz_only.target), (3, 0));
         codes.with_line(0, 2, |e| {
             let e = e.expect("entry 2");
@@ -543,20 +537,12 @@ mod tests {
     #[test]
     fn a_full_kind_starts_a_new_generation_and_the_previous_stays_readable() {
         let codes = Codes::default();
-        let first = limited(
-            &codes,
-            decision(Some("spot"), Some("ali"), Some("t0.test")),
-            1,
-        );
+        let first = encoded(&codes, Some("spot"), Some("ali"), Some("t0.test"), 1);
         for i in 1..TARGET_CAP {
-            let c = limited(&codes, decision(None, None, Some(&format!("t{i}.test"))), 1);
+            let c = encoded(&codes, None, None, Some(&format!("t{i}.test")), 1);
             assert_eq!((c.generation, usize::from(c.target)), (0, i + 1));
         }
-        let next = limited(
-            &codes,
-            decision(Some("spot"), Some("ali"), Some("new.test")),
-            1,
-        );
+        let next = encoded(&codes, Some("spot"), Some("ali"), Some("new.test"), 1);
         assert_eq!(
             next,
             Coded {
@@ -575,9 +561,9 @@ mod tests {
         });
         // One more reset: generation 0 is gone.
         for i in 1..TARGET_CAP {
-            limited(&codes, decision(None, None, Some(&format!("u{i}.test"))), 1);
+            encoded(&codes, None, None, Some(&format!("u{i}.test")), 1);
         }
-        let third = limited(&codes, decision(None, None, Some("last.test")), 1);
+        let third = encoded(&codes, None, None, Some("last.test"), 1);
         assert_eq!(third.generation, 2);
         codes.with_line(0, first.line, |e| assert!(e.is_none()));
         codes.with_line(1, 1, |e| assert!(e.is_some()));
