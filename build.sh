@@ -120,19 +120,18 @@ arm_env() {
 # worlds and compare what it decides with the committed expectations (the engine must decide
 # the same on the phones' 64-bit ABI as on a developer's machine). The CLI's own tests
 # (arguments, files, child processes: `cli_*`) run on the host only: the CLI is a host tool,
-# and under qemu they cost CI minutes and prove nothing about the shipped library.
+# and under qemu they cost CI minutes and prove nothing about the shipped library. Both
+# packages go in one cargo call, so the core is built once, with one feature set.
 # Prints "TARGET: N passed, M failed" per target (the sum of cargo's test results).
 arm_tests() {
-  local t log status counts
+  local t log status counts packages
   for t in "${ARM_TARGETS[@]}"; do
+    packages=(-p linekit-core)
+    [[ $t == aarch64-* ]] && packages+=(-p linekit-tools)
+    echo "== cargo test ${packages[*]} --all-features --target $t -- --skip cli_ (qemu-user)"
     log=$(mktemp)
     status=0
-    echo "== cargo test -p linekit-core --all-features --target $t (qemu-user)"
-    (arm_env "$t" && cargo test -p linekit-core --all-features --target "$t") 2>&1 | tee "$log" || status=$?
-    if [ "$status" -eq 0 ] && [[ $t == aarch64-* ]]; then
-      echo "== cargo test -p linekit-tools --all-features --target $t --test it -- --skip cli_ (qemu-user: the scenario tests)"
-      (arm_env "$t" && cargo test -p linekit-tools --all-features --target "$t" --test it -- --skip cli_) 2>&1 | tee -a "$log" || status=$?
-    fi
+    (arm_env "$t" && cargo test "${packages[@]}" --all-features --target "$t" -- --skip cli_) 2>&1 | tee "$log" || status=$?
     counts=$(awk '/^test result:/ { p += $4; f += $6 } END { printf "%d passed, %d failed", p, f }' "$log")
     rm -f "$log"
     echo "$t: $counts"
