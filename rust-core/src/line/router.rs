@@ -622,6 +622,7 @@ fn unchanged(
         target: None,
         mode,
         would: None,
+        // Set by [`Topology::route`] from the config.
         max_retries: 0,
         buffer_body_max_bytes: 0,
     }
@@ -639,11 +640,18 @@ fn on_line(
 ) -> RouteDecision {
     let line = &pool.lines()[sel.index];
     RouteDecision {
+        biz: Some(biz.name.clone()),
+        protocol: req.protocol,
         line: Some(line.id.clone()),
+        reason: sel.reason,
         version_mismatch: pool.version_mismatch(sel.index),
         version_header: biz.version_header.clone(),
         target: Some(Target::new(req.url, url, &line.endpoint, prefix)),
-        ..unchanged(req, Some(biz), sel.reason, RolloutMode::On)
+        mode: RolloutMode::On,
+        would: None,
+        // Set by [`Topology::route`] from the config.
+        max_retries: 0,
+        buffer_body_max_bytes: 0,
     }
 }
 

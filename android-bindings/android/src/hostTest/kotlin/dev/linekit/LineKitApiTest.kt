@@ -221,6 +221,29 @@ class LineKitApiTest : TwoLineServers() {
     }
 
     @Test
+    fun `the core reads every request URL whole, ASCII or not, short or long`() {
+        val config = """
+            {"version":1,"biz_lines":{"spot":{"match":["api.linekit.test"],
+             "http":[{"id":"a","url":"https://spot-a.linekit.test"}]}}}
+        """.trimIndent()
+        LineKit.Builder().configJson(config).build().use { kit ->
+            val origin = "https://api.linekit.test"
+            // ASCII read on the stack (up to and at its 1,024 units), text that needs
+            // decoding, and a URL longer than the stack buffer.
+            val rests = listOf(
+                "/v1/ticker?s=BTC",
+                "/" + "a".repeat(1024 - origin.length - 1),
+                "/ünï/çødé?名前=値",
+                "/" + "b".repeat(3000) + "?q=ü",
+            )
+            for (rest in rests) {
+                val d = kit.route(origin + rest)
+                assertEquals(listOf<Any?>("a", "https://spot-a.linekit.test$rest"), listOf(d.line, d.url), rest.take(40))
+            }
+        }
+    }
+
+    @Test
     fun `route answers, with the ws pool for WebSocket handshakes`() {
         val config = """
             {"version":1,"allow_cleartext":true,"biz_lines":{"spot":{"match":["api.linekit.test"],
