@@ -413,14 +413,15 @@ public final class ChaosSuite {
           seen.stream().noneMatch(ServerLogs.Entry::cleartext));
     }
     // How Linekit's attempts on line1 failed once the fault was on (calls that started
-    // there): the fault's own exception must be among them.
+    // there): the fault's own exception must be among them, thrown or suppressed.
     Map<String, Long> line1Errors = gets.stream()
         .filter(c -> c.startMs() >= WARM_MS && "line1".equals(c.firstLine())
             && c.firstError() != null)
         .collect(Collectors.groupingBy(Load.Call::firstError, LinkedHashMap::new,
             Collectors.counting()));
     if (sc.lineFault() != null) {
-      inv.put("line1_failed_with_" + sc.lineFault(), line1Errors.containsKey(sc.lineFault()));
+      inv.put("line1_failed_with_" + sc.lineFault(), line1Errors.keySet().stream()
+          .anyMatch(e -> Load.names(e, sc.lineFault())));
     }
     boolean ok = injectError == null && inv.values().stream().allMatch(v -> (Boolean) v);
     String status = ok ? "pass" : KNOWN_GAPS.containsKey(sc.name()) ? "known_gap" : "fail";

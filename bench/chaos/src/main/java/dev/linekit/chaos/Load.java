@@ -2,6 +2,7 @@ package dev.linekit.chaos;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,7 +23,7 @@ import okhttp3.ResponseBody;
 final class Load {
   /**
    * One call: times in ms since the scenario start; {@code firstLine} of its first attempt,
-   * and {@code firstError} the exception that attempt failed with (its simple class name;
+   * and {@code firstError} the exception that attempt failed with (see {@link #errorName};
    * null when it got a response).
    */
   record Call(boolean post, long startMs, long endMs, boolean ok, String firstLine, int attempts,
@@ -51,10 +52,29 @@ final class Load {
         ATTEMPT_ERRORS.get().add(null);
         return r;
       } catch (IOException e) {
-        ATTEMPT_ERRORS.get().add(e.getClass().getSimpleName());
+        ATTEMPT_ERRORS.get().add(errorName(e));
         throw e;
       }
     }
+  }
+
+  /**
+   * An attempt's exception by simple class name, followed by those it suppressed joined with
+   * {@code +}: OkHttp tries each address of a host in turn and throws the last route's
+   * failure with the earlier ones suppressed, so a handshake refused on the first address
+   * can surface as a reset on the second ({@code SocketException+SSLPeerUnverifiedException}).
+   */
+  static String errorName(Throwable e) {
+    StringBuilder name = new StringBuilder(e.getClass().getSimpleName());
+    for (Throwable s : e.getSuppressed()) {
+      name.append('+').append(s.getClass().getSimpleName());
+    }
+    return name.toString();
+  }
+
+  /** Whether {@code errorName} (from {@link #errorName}) names exception {@code kind}. */
+  static boolean names(String errorName, String kind) {
+    return Arrays.asList(errorName.split("\\+")).contains(kind);
   }
 
   /** Names the scenario on every request (logged by the servers; Linekit leaves it alone). */
