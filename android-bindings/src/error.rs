@@ -60,6 +60,20 @@ impl From<linekit_core::Error> for LineKitError {
 }
 
 impl LineKitError {
+    /// The kind's name, as Kotlin's `LineKitException` subclass is named (how the JNI
+    /// start reports an error).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LineKitError::InvalidConfig(_) => "InvalidConfig",
+            LineKitError::ConfigRejected(_) => "ConfigRejected",
+            LineKitError::Seal(_) => "Seal",
+            LineKitError::InvalidArgument(_) => "InvalidArgument",
+            LineKitError::Dns(_) => "Dns",
+            LineKitError::Store(_) => "Store",
+            LineKitError::Closed(_) => "Closed",
+        }
+    }
+
     /// The error for any call on a closed engine.
     pub(crate) fn closed() -> Self {
         LineKitError::Closed("the LineKit engine is closed".to_string())

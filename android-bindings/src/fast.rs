@@ -36,6 +36,7 @@ use crate::jni_records::{
     ReportAnswer, ReportHead, RouteAnswer, RouteQuery, CODES_HEAD, EXCLUDED_LINES, LINE_ENTRY,
     RECORDS, ROUTE_HEADERS, TARGET_ENTRY,
 };
+use crate::late_bound::LateCallbacks;
 use jni::objects::{JObjectArray, JString};
 use jni::sys::{jint, jlong, jobjectArray, jsize, jstring};
 use jni::JNIEnv;
@@ -65,21 +66,35 @@ impl From<jni::errors::Error> for Failure {
     }
 }
 
-/// What a JNI handle points at: the engine and the code table of its answers.
+/// What a JNI handle points at: the engine, the code table of its answers and, for an
+/// engine started over JNI, the callbacks it waits for.
 #[derive(Debug)]
 pub struct Handle {
     engine: Arc<LineKit>,
     /// The codes of this handle's route answers.
     pub codes: Codes,
+    /// The sink and transport the engine waits for (none waited for by default).
+    pub late: LateCallbacks,
 }
 
 impl Handle {
-    /// A handle on `engine` with an empty code table.
+    /// A handle on `engine` with an empty code table, waiting for no callback.
     pub fn new(engine: Arc<LineKit>) -> Handle {
+        Handle::started(engine, LateCallbacks::default())
+    }
+
+    /// A handle on an engine started over JNI that waits for `late`.
+    pub fn started(engine: Arc<LineKit>, late: LateCallbacks) -> Handle {
         Handle {
             engine,
             codes: Codes::default(),
+            late,
         }
+    }
+
+    /// The engine, shared.
+    pub fn engine(&self) -> &Arc<LineKit> {
+        &self.engine
     }
 
     /// Leaks the handle as the `long` the JNI calls take (see [`release_handle`]).

@@ -225,8 +225,63 @@ pub const EXCLUDED_LINES: Record = Record {
     fields: &[Field::text("line", "")],
 };
 
+bit_record! {
+    /// How an engine is started (`NativeStart.start`'s `flags` argument).
+    pub struct StartFlags: Int, written by Kotlin {
+        /// 1: an invalid app config falls back down the source chain instead of
+        /// refusing to start.
+        fallback_on_invalid_config: 1,
+        /// 1: the engine sends nothing of its own until consent is granted.
+        require_consent: 1,
+        /// 1: a trace sink will be attached (`bind_engine`); events wait for it.
+        trace_sink: 1,
+        /// 1: a transport will be attached (`bind_engine`); requests wait for it.
+        transport: 1,
+    }
+}
+
+/// Why `NativeStart.start` started no engine.
+pub const START_FAILURE: Record = Record {
+    name: "StartFailure",
+    shape: Shape::Texts,
+    writer: Writer::Rust,
+    doc: "Why `start` started no engine (the first element of its `failure` argument): \
+          this head, then `problems` `ConfigProblem` groups.",
+    fields: &[
+        Field::text(
+            "kind",
+            "`InvalidAppConfig` (strict start-up refused the app's own config: the problems \
+             follow), else the name of the `LineKitError` kind.",
+        ),
+        Field::text(
+            "message",
+            "The error's message (null for `InvalidAppConfig`).",
+        ),
+        Field::number("problems", "How many `ConfigProblem` groups follow."),
+    ],
+};
+
+/// One problem of an app config that strict start-up refused.
+pub const CONFIG_PROBLEM: Record = Record {
+    name: "ConfigProblem",
+    shape: Shape::Texts,
+    writer: Writer::Rust,
+    doc: "One problem of the app's own config, in document order.",
+    fields: &[
+        Field::text(
+            "source",
+            "Which level: `remote` (the builder's `configJson`) or `sealed`.",
+        ),
+        Field::text(
+            "path",
+            "The field path, such as `biz_lines.spot.http[1].url` (empty for the whole document).",
+        ),
+        Field::text("error", "What is wrong with it."),
+    ],
+};
+
 /// Every record of the JNI path.
-pub const RECORDS: [Record; 11] = [
+pub const RECORDS: [Record; 14] = [
     RouteQuery::LAYOUT,
     RouteAnswer::LAYOUT,
     ReportHead::LAYOUT,
@@ -238,6 +293,9 @@ pub const RECORDS: [Record; 11] = [
     TARGET_ENTRY,
     ROUTE_HEADERS,
     EXCLUDED_LINES,
+    StartFlags::LAYOUT,
+    START_FAILURE,
+    CONFIG_PROBLEM,
 ];
 
 #[cfg(test)]

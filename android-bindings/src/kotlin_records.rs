@@ -366,8 +366,8 @@ pub fn markdown() -> String {
         "# JNI records\n\n\
          <!-- Generated from android-bindings/src/jni_records.rs: \
          cargo run -p linekit-android --features bindgen --bin kotlin-vocabulary -- --doc > docs/jni-records.md -->\n\n\
-         The calls made on every request or new connection (`dev.linekit.internal.NativeFast` \
-         and `NativeDns`) take and answer primitives. Every argument or answer that holds more \
+         The engine's start (`dev.linekit.internal.NativeStart`) and the calls made on every \
+         request or new connection (`NativeFast` and `NativeDns`) take and answer primitives. Every argument or answer that holds more \
          than one value is one of the records below, declared once in Rust \
          (`android-bindings/src/jni_records.rs`); the Kotlin encoders and decoders are generated \
          from the same declaration, and a JVM test compares them with the loaded library.\n\n\

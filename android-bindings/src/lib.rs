@@ -2,19 +2,25 @@
 //!
 //! Two doors lead into the same [`linekit_core::engine::LineKit`], one per kind of call:
 //!
-//! - **UniFFI (control plane)** — [`start_engine`] builds a [`NativeLineKit`] (or returns
-//!   every problem of an invalid app config, [`Startup`]), whose methods are config
-//!   updates, network changes, state, downgrade, detect, WebSocket lifecycle events and
-//!   shutdown, plus the foreign [`TraceSink`] and [`HttpTransport`] callbacks. Generated
+//! - **JNI start** — [`fast_start`] (`NativeStart.start`) builds the engine from the
+//!   app's config sources and answers the handle the per-request calls take, so
+//!   `build()` and the first route never wait for JNA (or it says why not: every problem
+//!   of an invalid app config, or the error). The trace sink and the transport it
+//!   announces wait in [`late_bound`] stand-ins until the control plane binds.
+//! - **UniFFI (control plane)** — [`bind_engine`] turns a started engine's handle into a
+//!   [`NativeLineKit`] and hands over the foreign [`TraceSink`] and [`HttpTransport`]
+//!   callbacks; its methods are config updates, network changes, state, downgrade,
+//!   detect, WebSocket lifecycle events and shutdown. Kotlin binds it off the caller's
+//!   thread right after the start, and a control-plane call waits for it. Generated
 //!   Kotlin lives in package `dev.linekit.ffi` (see `uniffi.toml`); it is produced by the
 //!   build in library mode and never committed. UniFFI catches panics on its own calls and
-//!   turns them into exceptions.
+//!   turns them into exceptions. Rust callers start an engine with [`start_engine`].
 //! - **JNI (data plane)** — [`fast`] (`route`, `report`) and [`fast_dns`] (`lookup`,
 //!   connect results) export `Java_dev_linekit_internal_*` for the calls made on every
 //!   request or new connection. They are the only path for those calls: a UniFFI call
 //!   goes through JNA and costs microseconds, these cost a few hundred nanoseconds. They
-//!   reach the engine through the handle returned by [`NativeLineKit::native_handle`] (a
-//!   leaked [`fast::Handle`] released exactly once by `release`), catch every panic and
+//!   reach the engine through the handle of the JNI start (a leaked [`fast::Handle`]
+//!   released exactly once by `release`), catch every panic and
 //!   rethrow it as a Java exception. Their arguments and answers are primitives; each
 //!   record among them is declared once in [`jni_records`] (shapes in [`record_layout`]),
 //!   and the strings of a route answer travel as codes ([`fast_codes`]). The host test
@@ -43,10 +49,12 @@ mod error;
 pub mod fast;
 pub mod fast_codes;
 pub mod fast_dns;
+pub mod fast_start;
 pub mod jni_records;
 pub mod kotlin_records;
 pub mod kotlin_unbind;
 pub mod kotlin_vocabulary;
+pub mod late_bound;
 mod native;
 pub mod record_layout;
 mod records;
@@ -61,10 +69,10 @@ mod ws;
 pub use diagnosis::{DiagnosisHost, DiagnosisLine, DiagnosisPlan, DiagnosisSession};
 pub use dns::pack_lookup;
 pub use error::LineKitError;
-pub use native::NativeLineKit;
+pub use native::{bind_engine, NativeLineKit};
 pub use records::{ConfigUpdate, NetworkInfo};
 pub use sink::TraceSink;
-pub use startup::{start_engine, ConfigFieldError, Startup};
+pub use startup::{build_engine, start_engine, ConfigFieldError, StartOptions, Startup};
 pub use transport::{
     HttpHeader, HttpTransport, TransportCompletion, TransportOutcome, TransportRequest,
 };

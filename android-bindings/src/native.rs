@@ -32,6 +32,16 @@ impl NativeLineKit {
 }
 
 impl NativeLineKit {
+    /// A handle for the JNI fast path on this engine: a leaked [`crate::fast::Handle`] (a
+    /// strong reference to the engine and the code table of its answers), for Rust tests
+    /// and the JNI benchmarks (Kotlin starts engines over JNI, `NativeStart.start`). Every
+    /// handle returned must be released exactly once with `NativeFast.release(handle)`,
+    /// after the last fast call that uses it. The engine stays alive until then even after
+    /// shutdown.
+    pub fn native_handle(&self) -> Result<u64, LineKitError> {
+        Ok(crate::fast::Handle::new(self.engine()?).into_raw())
+    }
+
     /// Builds an engine from a plain JSON config, falling back on an invalid one (the tests
     /// use this; Kotlin calls [`crate::start_engine`]).
     pub fn from_json(config_json: String) -> Result<Arc<Self>, LineKitError> {
@@ -69,14 +79,6 @@ impl NativeLineKit {
         Ok(self.engine()?.state_json())
     }
 
-    /// A handle for the JNI fast path: a leaked [`crate::fast::Handle`] (a strong
-    /// reference to the engine and the code table of its answers). Every handle returned
-    /// must be released exactly once with `NativeFast.release(handle)`, after the last fast
-    /// call that uses it. The engine stays alive until then even after shutdown.
-    pub fn native_handle(&self) -> Result<u64, LineKitError> {
-        Ok(crate::fast::Handle::new(self.engine()?).into_raw())
-    }
-
     /// Stops the engine: later calls fail with `Closed`. Idempotent.
     pub fn shutdown(&self) {
         if let Some(engine) = self.engine.swap(None) {
@@ -88,6 +90,28 @@ impl NativeLineKit {
     pub fn is_shut_down(&self) -> bool {
         self.engine.load().is_none()
     }
+}
+
+/// The control-plane object of an engine started over JNI (`NativeStart.start`), with
+/// the trace sink and the transport its start announced handed over: the events and the
+/// requests that waited for them go first ([`crate::late_bound`]). Kotlin calls it once
+/// per engine, inside the handle's open state, off the thread that built the engine.
+///
+/// `handle` must be a live handle from `NativeStart.start` (the Kotlin wrapper holds it
+/// open for the call); 0 is refused.
+#[uniffi::export]
+pub fn bind_engine(
+    handle: u64,
+    trace_sink: Option<Box<dyn crate::sink::TraceSink>>,
+    transport: Option<Box<dyn crate::transport::HttpTransport>>,
+) -> Result<Arc<NativeLineKit>, LineKitError> {
+    // SAFETY: the caller keeps the handle live for the call (above).
+    let handle = unsafe { crate::fast::handle_ref(handle as i64) }
+        .map_err(|_| LineKitError::InvalidArgument("linekit: null native handle".into()))?;
+    handle.late.attach(trace_sink, transport);
+    Ok(Arc::new(NativeLineKit {
+        engine: ArcSwapOption::new(Some(handle.engine().clone())),
+    }))
 }
 
 #[cfg(test)]

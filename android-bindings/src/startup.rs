@@ -1,17 +1,23 @@
-//! Starting an engine from Kotlin in one call: [`start_engine`] builds it from the app's
-//! config sources. When the app asked for strict start-up (the Kotlin builder's default),
-//! an app config that fails validation is not an exception but
-//! [`Startup::InvalidAppConfig`]: every problem with its level and field path, which
-//! Kotlin throws as `LineKitConfigException`. Those problems come from the validation that
-//! picks the config (the core's `LineKitBuilder::try_build`), so each document is parsed
-//! and validated once; every other failure stays a [`LineKitError`].
+//! Starting an engine from its config sources in one call.
+//!
+//! Kotlin starts the engine over the JNI path ([`crate::fast_start`]) so that `build()`
+//! never waits for JNA; [`start_engine`] is the same start for Rust callers (tests, the
+//! FFI panic harness) with the foreign callbacks given up front. Both go through
+//! [`build_engine`]. When the app asked for strict start-up (the Kotlin builder's default),
+//! an app config that fails validation is not an error but every problem with its level
+//! and field path ([`Startup::InvalidAppConfig`], or the `ConfigProblem` records of the
+//! JNI start), which Kotlin throws as `LineKitConfigException`. Those problems come from
+//! the validation that picks the config (the core's `LineKitBuilder::try_build`), so each
+//! document is parsed and validated once; every other failure stays a [`LineKitError`].
 
 use crate::error::LineKitError;
 use crate::native::NativeLineKit;
 use crate::sink::{ForeignSink, TraceSink};
 use crate::transport::{ForeignTransport, HttpTransport};
 use linekit_core::config::AppConfigErrors;
-use linekit_core::engine::{BuildError, LineKitBuilder};
+use linekit_core::engine::{BuildError, LineKit, LineKitBuilder};
+use linekit_core::trace::TraceSink as CoreSink;
+use linekit_core::transport::Transport;
 use std::sync::Arc;
 
 /// One problem of the app's own config.
@@ -25,8 +31,7 @@ pub struct ConfigFieldError {
     pub error: String,
 }
 
-/// What [`start_engine`] gives Kotlin.
-#[derive(uniffi::Enum)]
+/// What [`start_engine`] gives its caller.
 pub enum Startup {
     /// The engine, built and running.
     Started {
@@ -41,14 +46,69 @@ pub enum Startup {
     },
 }
 
+/// The app's config sources and start-up options.
+#[derive(Default)]
+pub struct StartOptions {
+    /// A plain JSON config (or a remote one).
+    pub config_json: Option<String>,
+    /// The sealed config's base64 text.
+    pub sealed_config: Option<String>,
+    /// The sealed config's 32-byte key.
+    pub sealed_key: Option<Vec<u8>>,
+    /// Where the engine persists its state.
+    pub storage_dir: Option<String>,
+    /// Skip an invalid app config down the source chain instead of refusing to start.
+    pub fallback_on_invalid_config: bool,
+    /// Send nothing of the engine's own until consent is granted.
+    pub require_consent: bool,
+}
+
+/// Builds an engine from `options` with the given trace sink and transport (without a
+/// transport the engine never probes nor queries HTTPDNS): the engine, or every problem
+/// of an app config that strict start-up refused.
+pub fn build_engine(
+    options: StartOptions,
+    trace_sink: Option<Arc<dyn CoreSink>>,
+    transport: Option<Arc<dyn Transport>>,
+) -> Result<Result<LineKit, Vec<ConfigFieldError>>, LineKitError> {
+    init_logging();
+    let mut b = LineKitBuilder::new()
+        .fallback_on_invalid_config(options.fallback_on_invalid_config)
+        .require_consent(options.require_consent);
+    if let Some(json) = options.config_json {
+        b = b.config_json(json);
+    }
+    match (options.sealed_config, options.sealed_key) {
+        (Some(text), Some(key)) => b = b.sealed_config(text, key),
+        (None, None) => {}
+        _ => {
+            return Err(LineKitError::InvalidArgument(
+                "a sealed config needs both the sealed text and its key".to_string(),
+            ))
+        }
+    }
+    if let Some(dir) = options.storage_dir {
+        b = b.storage_dir(dir);
+    }
+    if let Some(sink) = trace_sink {
+        b = b.trace_sink(sink);
+    }
+    if let Some(transport) = transport {
+        b = b.transport(transport);
+    }
+    match b.try_build() {
+        Ok(engine) => Ok(Ok(engine)),
+        Err(BuildError::InvalidAppConfig(levels)) => Ok(Err(field_errors(levels))),
+        Err(BuildError::Engine(e)) => Err(e.into()),
+    }
+}
+
 /// Builds an engine from a plain JSON config and/or a sealed config (base64 text and its
-/// 32-byte key), with an optional storage directory, trace sink and transport (without a
-/// transport the engine never probes nor queries HTTPDNS). With
+/// 32-byte key), with an optional storage directory, trace sink and transport. With
 /// `fallback_on_invalid_config` an invalid app config is skipped down the source chain
 /// instead of refusing to start. With `require_consent` the engine sends nothing of its own
 /// until [`NativeLineKit::grant_consent`].
-#[uniffi::export]
-#[allow(clippy::too_many_arguments)] // one flat call Kotlin makes once, named at its call site
+#[allow(clippy::too_many_arguments)] // one flat call, named at its call site
 pub fn start_engine(
     config_json: Option<String>,
     sealed_config: Option<String>,
@@ -59,40 +119,22 @@ pub fn start_engine(
     fallback_on_invalid_config: bool,
     require_consent: bool,
 ) -> Result<Startup, LineKitError> {
-    init_logging();
-    let mut b = LineKitBuilder::new()
-        .fallback_on_invalid_config(fallback_on_invalid_config)
-        .require_consent(require_consent);
-    if let Some(json) = config_json {
-        b = b.config_json(json);
-    }
-    match (sealed_config, sealed_key) {
-        (Some(text), Some(key)) => b = b.sealed_config(text, key),
-        (None, None) => {}
-        _ => {
-            return Err(LineKitError::InvalidArgument(
-                "a sealed config needs both the sealed text and its key".to_string(),
-            ))
-        }
-    }
-    if let Some(dir) = storage_dir {
-        b = b.storage_dir(dir);
-    }
-    if let Some(sink) = trace_sink {
-        b = b.trace_sink(Arc::new(ForeignSink(sink)));
-    }
-    if let Some(transport) = transport {
-        b = b.transport(Arc::new(ForeignTransport(transport)));
-    }
-    match b.try_build() {
-        Ok(engine) => Ok(Startup::Started {
+    let options = StartOptions {
+        config_json,
+        sealed_config,
+        sealed_key,
+        storage_dir,
+        fallback_on_invalid_config,
+        require_consent,
+    };
+    let sink = trace_sink.map(|s| Arc::new(ForeignSink(s)) as Arc<dyn CoreSink>);
+    let transport = transport.map(|t| Arc::new(ForeignTransport(t)) as Arc<dyn Transport>);
+    Ok(match build_engine(options, sink, transport)? {
+        Ok(engine) => Startup::Started {
             kit: Arc::new(NativeLineKit::from_engine(engine)),
-        }),
-        Err(BuildError::InvalidAppConfig(levels)) => Ok(Startup::InvalidAppConfig {
-            errors: field_errors(levels),
-        }),
-        Err(BuildError::Engine(e)) => Err(e.into()),
-    }
+        },
+        Err(errors) => Startup::InvalidAppConfig { errors },
+    })
 }
 
 impl Startup {

@@ -3,10 +3,15 @@ package dev.linekit
 import dev.linekit.ffi.HttpTransport
 import dev.linekit.ffi.NativeLineKit
 import dev.linekit.ffi.NetworkInfo
-import dev.linekit.ffi.Startup
-import dev.linekit.ffi.startEngine
+import dev.linekit.ffi.bindEngine
+import dev.linekit.internal.ConfigProblem
+import dev.linekit.internal.ControlPlane
 import dev.linekit.internal.JniResolver
+import dev.linekit.internal.NativeFast
 import dev.linekit.internal.NativeHandle
+import dev.linekit.internal.NativeStart
+import dev.linekit.internal.StartFailure
+import dev.linekit.internal.StartFlags
 import dev.linekit.internal.Resolver
 import dev.linekit.internal.Router
 import java.io.File
@@ -24,18 +29,21 @@ typealias LineKitTransport = dev.linekit.ffi.HttpTransport
  * request, which CDN line to use. Plug it into OkHttp with
  * `OkHttpClient.Builder().lineKit(lineKit)` (Java: `LineKitOkHttp.install(builder, lineKit)`).
  *
- * Control-plane calls ([updateConfig], [onNetworkChanged], [state]) go through the
- * generated UniFFI bindings; the per-request and per-connection calls
- * ([LineKitInterceptor], [LineKitDns], [LineKitEventListener]) go through the direct JNI
- * path, the only one for them. Thread-safe. Close it when done: afterwards requests pass
- * through unchanged (private headers still removed).
+ * The engine is started, and requests are routed, over the direct JNI path alone: the
+ * per-request and per-connection calls ([LineKitInterceptor], [LineKitDns],
+ * [LineKitEventListener]) have no other path. Control-plane calls ([updateConfig],
+ * [onNetworkChanged], [state]) go through the generated UniFFI bindings, which bind on a
+ * Linekit thread right after [Builder.build] (or on the first control-plane call, if it
+ * comes first), never inside [Builder.build]. Thread-safe. Close it when done: afterwards
+ * requests pass through unchanged (private headers still removed).
  */
 class LineKit private constructor(
-    private val native: NativeLineKit,
+    private val rawHandle: Long,
+    private val traceSink: dev.linekit.ffi.TraceSink?,
     internal val attemptObserver: AttemptListener?,
     private val ownedTransport: AutoCloseable?,
     internal val versionMismatchListener: VersionMismatchListener?,
-    transport: HttpTransport?,
+    private val transport: HttpTransport?,
 ) : AutoCloseable {
     private val diagnosisClient = DiagnosisClient(transport)
     private val diagnosis = DiagnosisRunner(diagnosisClient::get)
@@ -43,7 +51,23 @@ class LineKit private constructor(
      * The engine's explicit open/closed state: every call into the engine enters it, and
      * the last one out after [close] frees the native objects.
      */
-    private val handle = NativeHandle(native.nativeHandle().toLong()) { native.close() }
+    private val handle = NativeHandle(rawHandle) { bound?.close() }
+
+    /** The control plane once bound. */
+    @Volatile
+    private var bound: NativeLineKit? = null
+
+    /** Whether the control plane is bound (the UniFFI bindings reached this engine). */
+    internal val controlPlaneBound: Boolean get() = bound != null
+
+    /**
+     * The control plane: the UniFFI object over this engine, bound (and the trace sink and
+     * transport handed to the engine) on first use. Only read inside [handle]'s open state.
+     */
+    private val native: NativeLineKit
+        get() = bound ?: ControlPlane.bind {
+            bound ?: bindEngine(rawHandle.toULong(), traceSink, transport).also { bound = it }
+        }
 
     /** The per-request door into the engine. */
     internal val router: Router = Router(handle)
@@ -52,13 +76,27 @@ class LineKit private constructor(
     internal val resolver: Resolver = JniResolver(handle)
 
     /** The built-in addresses [LineKitDns] falls back to when the system resolver fails too. */
-    internal val bootstrap = dev.linekit.internal.BootstrapFallback(native, handle)
+    internal val bootstrap = dev.linekit.internal.BootstrapFallback({ native }, handle)
 
     private val closing = java.util.concurrent.atomic.AtomicBoolean(false)
 
-    /** `thresholds.ws_stable_ms` last read from the engine (kept for after [close]). */
+    /**
+     * `thresholds.ws_stable_ms` last read from the engine (kept for after [close]; read
+     * when the control plane binds, 0 if the engine closed before).
+     */
     @Volatile
-    private var lastWsStableMs: Long = native.wsStableMs().toLong()
+    private var lastWsStableMs: Long = 0
+
+    /** Binds the control plane on the bind thread, unless a call or [close] came first. */
+    private fun bindSoon() {
+        ControlPlane.prepare {
+            try {
+                handle.use { lastWsStableMs = native.wsStableMs().toLong() }
+            } catch (_: Throwable) {
+                // A control-plane call binds again and raises the failure itself.
+            }
+        }
+    }
 
     /** Whether [close] was called. Control-plane calls afterwards throw `LineKitException.Closed`. */
     val isClosed: Boolean get() = handle.isClosed
@@ -332,7 +370,8 @@ class LineKit private constructor(
      */
     override fun close() {
         if (!closing.compareAndSet(false, true)) return
-        native.shutdown()
+        handle.use { NativeStart.shutdown(it) }
+        bound?.shutdown()
         ownedTransport?.close()
         handle.close()
         diagnosisClient.close()
@@ -438,30 +477,52 @@ class LineKit private constructor(
             }
             val owned = if (defaultTransport) OkHttpTransport() else null
             val chosen: HttpTransport? = owned ?: transport
-            // One call: the core validates each config document once, while it picks the
-            // config, and hands back every problem of an invalid own config as data.
-            val native = try {
-                val started = LineKitException.translating {
-                    startEngine(
-                        configJson, sealed, sealedKey, storageDir?.absolutePath, sink, chosen, fallbackOnInvalidConfig, requireConsent,
+            // One call over JNI: the core validates each config document once, while it
+            // picks the config, and hands back every problem of an invalid own config.
+            val failure = arrayOfNulls<Array<String?>>(1)
+            val flags = StartFlags.pack(fallbackOnInvalidConfig, requireConsent, sink != null, chosen != null)
+            val raw = try {
+                NativeStart.start(configJson, sealed, sealedKey, storageDir?.absolutePath, flags, failure)
+            } catch (t: Throwable) {
+                owned?.close()
+                throw t
+            }
+            if (raw == 0L) {
+                owned?.close()
+                throw startFailure(failure[0])
+            }
+            val kit = try {
+                LineKit(raw, sink, onAttempt, owned, onVersionMismatch, chosen)
+            } catch (t: Throwable) {
+                NativeStart.shutdown(raw)
+                NativeFast.release(raw)
+                owned?.close()
+                throw t
+            }
+            kit.bindSoon()
+            return kit
+        }
+
+        /** The exception for a start that built no engine ([StartFailure], [ConfigProblem]s). */
+        private fun startFailure(failure: Array<String?>?): Exception {
+            val count = failure?.getOrNull(StartFailure.PROBLEMS)?.toIntOrNull()
+            check(failure != null && count != null && failure.size == StartFailure.SIZE + count * ConfigProblem.SIZE) {
+                "linekit: malformed start failure"
+            }
+            val kind = failure[StartFailure.KIND]
+            if (kind != "InvalidAppConfig") {
+                return LineKitException.ofKind(kind, failure[StartFailure.MESSAGE] ?: "linekit: start failed")
+            }
+            return LineKitConfigException(
+                List(count) { i ->
+                    val at = StartFailure.SIZE + i * ConfigProblem.SIZE
+                    ConfigError(
+                        failure[at + ConfigProblem.SOURCE].orEmpty(),
+                        failure[at + ConfigProblem.PATH].orEmpty(),
+                        failure[at + ConfigProblem.ERROR].orEmpty(),
                     )
-                }
-                when (started) {
-                    is Startup.Started -> started.kit
-                    is Startup.InvalidAppConfig -> throw LineKitConfigException(started.errors)
-                }
-            } catch (t: Throwable) {
-                owned?.close()
-                throw t
-            }
-            return try {
-                LineKit(native, onAttempt, owned, onVersionMismatch, chosen)
-            } catch (t: Throwable) {
-                native.shutdown()
-                owned?.close()
-                native.close()
-                throw t
-            }
+                },
+            )
         }
     }
 }

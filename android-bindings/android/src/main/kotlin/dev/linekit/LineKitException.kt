@@ -54,6 +54,21 @@ sealed class LineKitException(message: String, cause: Throwable?) : Exception(me
             }
         }
 
+        /**
+         * The public error of kind [kind] (a native error kind's name, which is the name of
+         * its subclass here: how the JNI start reports an error) with [message].
+         */
+        fun ofKind(kind: String?, message: String): LineKitException = when (kind) {
+            "InvalidConfig" -> InvalidConfig(message)
+            "ConfigRejected" -> ConfigRejected(message)
+            "Seal" -> Seal(message)
+            "InvalidArgument" -> InvalidArgument(message)
+            "Dns" -> Dns(message)
+            "Store" -> Store(message)
+            "Closed" -> Closed(message)
+            else -> throw IllegalStateException("linekit: unknown error kind $kind: $message")
+        }
+
         /** Runs [block], raising the bindings' errors in their public form. */
         inline fun <R> translating(block: () -> R): R = try {
             block()

@@ -10,11 +10,11 @@ import java.net.InetAddress
  * and only when the system resolver failed or returned nothing the address policy accepts.
  * The call runs inside the engine's open state ([handle]); a closed engine offers nothing.
  */
-internal class BootstrapFallback(private val native: NativeLineKit, private val handle: NativeHandle) {
+internal class BootstrapFallback(private val native: () -> NativeLineKit, private val handle: NativeHandle) {
     /** The built-in addresses for [host] after the system answered [system] (empty = it failed), or null. */
     fun addresses(host: String, system: List<InetAddress>): List<InetAddress>? {
         val listed = try {
-            handle.use { native.bootstrapFallback(host, system.map { it.address }) }
+            handle.use { native().bootstrapFallback(host, system.map { it.address }) }
         } catch (_: LineKitException.Closed) {
             null
         } ?: return null

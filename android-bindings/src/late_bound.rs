@@ -1,0 +1,326 @@
+//! Callbacks attached after the engine started: the trace sink and the transport of an
+//! engine started over JNI.
+//!
+//! Kotlin starts the engine over the JNI path alone (`NativeStart.start`), so that
+//! `build()` and the first route never wait for JNA and the UniFFI bindings. The app's
+//! trace sink and the probe transport are UniFFI callback interfaces, so they can only
+//! be handed over once the bindings are loaded, which Kotlin does right after, off the
+//! caller's thread (`bind_engine`). Until then the engine holds a [`LateSink`] and a
+//! [`LateTransport`]:
+//!
+//! - the sink keeps the events emitted meanwhile (at most [`MAX_EARLY_EVENTS`], the
+//!   oldest first; later ones are counted and dropped) and hands them over in order when
+//!   the foreign sink arrives;
+//! - the transport keeps the requests started meanwhile (at most
+//!   [`MAX_EARLY_REQUESTS`]; beyond that a request's completion is dropped, which the
+//!   engine counts as a cancellation) and starts them, in order, on the foreign
+//!   transport when it arrives. A cancelled early request leaves the queue. The engine's
+//!   own deadlines cover a transport that never arrives.
+//!
+//! Hand-over takes the queue's lock, drains the queue into the foreign callback and only
+//! then publishes the callback for lock-free use, so a caller that raced the hand-over
+//! waits for the lock and finds the callback: nothing is delivered out of order, nothing
+//! twice. Attaching twice keeps the first callback.
+
+use crate::sink::TraceSink;
+use crate::transport::{ForeignTransport, HttpTransport};
+use linekit_core::trace::{TraceEvent, TraceSink as CoreSink};
+use linekit_core::transport::{Completion, Transport, TransportRequest};
+use std::fmt;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// How many trace events an engine keeps before its sink is attached.
+pub const MAX_EARLY_EVENTS: usize = 1024;
+
+/// How many requests an engine keeps before its transport is attached.
+pub const MAX_EARLY_REQUESTS: usize = 256;
+
+/// A trace sink whose foreign side arrives after the engine started.
+#[derive(Default)]
+pub struct LateSink {
+    attached: OnceLock<Box<dyn TraceSink>>,
+    /// Events emitted before the hand-over, as JSON, and how many were dropped.
+    early: Mutex<(Vec<String>, u64)>,
+}
+
+impl LateSink {
+    /// Hands the foreign sink over: the events kept so far first, then every later one.
+    /// Returns how many early events were dropped because the queue was full.
+    pub fn attach(&self, sink: Box<dyn TraceSink>) -> u64 {
+        let mut early = self.early.lock().unwrap_or_else(|p| p.into_inner());
+        if self.attached.get().is_some() {
+            return 0;
+        }
+        for event in early.0.drain(..) {
+            sink.emit(event);
+        }
+        let _ = self.attached.set(sink);
+        std::mem::take(&mut early.1)
+    }
+}
+
+impl CoreSink for LateSink {
+    fn emit(&self, event: &TraceEvent) {
+        if let Some(sink) = self.attached.get() {
+            return sink.emit(event.to_json());
+        }
+        let mut early = self.early.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(sink) = self.attached.get() {
+            drop(early);
+            return sink.emit(event.to_json());
+        }
+        if early.0.len() < MAX_EARLY_EVENTS {
+            early.0.push(event.to_json());
+        } else {
+            early.1 += 1;
+        }
+    }
+}
+
+/// A transport whose foreign side arrives after the engine started.
+#[derive(Default)]
+pub struct LateTransport {
+    attached: OnceLock<ForeignTransport>,
+    early: Mutex<Vec<(TransportRequest, Completion)>>,
+}
+
+impl LateTransport {
+    /// Hands the foreign transport over: starts the requests kept so far, in order, then
+    /// forwards every later call. Returns how many early requests it started.
+    pub fn attach(&self, transport: Box<dyn HttpTransport>) -> usize {
+        let mut early = self.early.lock().unwrap_or_else(|p| p.into_inner());
+        if self.attached.get().is_some() {
+            return 0;
+        }
+        let foreign = ForeignTransport(transport);
+        let started = early.len();
+        for (request, done) in early.drain(..) {
+            foreign.start(request, done);
+        }
+        let _ = self.attached.set(foreign);
+        started
+    }
+
+    /// How many requests wait for the transport.
+    pub fn waiting(&self) -> usize {
+        self.early.lock().map(|e| e.len()).unwrap_or(0)
+    }
+}
+
+impl Transport for LateTransport {
+    fn start(&self, request: TransportRequest, done: Completion) {
+        if let Some(t) = self.attached.get() {
+            return t.start(request, done);
+        }
+        let mut early = self.early.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(t) = self.attached.get() {
+            drop(early);
+            return t.start(request, done);
+        }
+        if early.len() < MAX_EARLY_REQUESTS {
+            early.push((request, done));
+        }
+        // Else `done` drops here: a cancellation the engine accounts for.
+    }
+
+    fn cancel(&self, id: u64) {
+        if let Some(t) = self.attached.get() {
+            return t.cancel(id);
+        }
+        let mut early = self.early.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(t) = self.attached.get() {
+            drop(early);
+            return t.cancel(id);
+        }
+        early.retain(|(r, _)| r.id != id);
+    }
+}
+
+/// The callbacks an engine started over JNI waits for: the sink and the transport its
+/// start said would come (`StartFlags`), held by its JNI handle.
+#[derive(Default)]
+pub struct LateCallbacks {
+    /// The engine's trace sink, when the start said one comes.
+    pub sink: Option<Arc<LateSink>>,
+    /// The engine's transport, when the start said one comes.
+    pub transport: Option<Arc<LateTransport>>,
+}
+
+impl LateCallbacks {
+    /// Callbacks for an engine that waits for a sink and/or a transport.
+    pub fn new(sink: bool, transport: bool) -> LateCallbacks {
+        LateCallbacks {
+            sink: sink.then(Arc::default),
+            transport: transport.then(Arc::default),
+        }
+    }
+
+    /// Hands the foreign callbacks over. A callback the start did not announce is
+    /// dropped, and so is a missing one's queue: its early items wait until the engine's
+    /// deadlines drop them.
+    pub fn attach(
+        &self,
+        sink: Option<Box<dyn TraceSink>>,
+        transport: Option<Box<dyn HttpTransport>>,
+    ) {
+        if let (Some(late), Some(sink)) = (&self.sink, sink) {
+            let dropped = late.attach(sink);
+            if dropped > 0 {
+                log::warn!(
+                    "linekit: {dropped} trace events before the sink was attached were dropped"
+                );
+            }
+        }
+        if let (Some(late), Some(transport)) = (&self.transport, transport) {
+            late.attach(transport);
+        }
+    }
+}
+
+impl fmt::Debug for LateCallbacks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LateCallbacks")
+            .field("sink", &self.sink.is_some())
+            .field("transport", &self.transport.is_some())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::{TransportCompletion, TransportRequest as ForeignRequest};
+    use linekit_core::line::{Outcome, Protocol, Timings};
+    use linekit_core::trace::{AttemptTrace, TraceBody, TraceLine};
+    use linekit_core::transport::{RequestKind, TransportResult};
+
+    struct Collect(Arc<Mutex<Vec<String>>>);
+    impl TraceSink for Collect {
+        fn emit(&self, event_json: String) {
+            self.0.lock().unwrap().push(event_json);
+        }
+    }
+
+    fn event(line: &str) -> TraceEvent {
+        TraceEvent::new(
+            0,
+            TraceBody::Report(AttemptTrace {
+                on: TraceLine::new("spot", Protocol::Http, line),
+                outcome: Outcome::Ok,
+                status: None,
+                timings: Timings::default(),
+                total_ms: None,
+            }),
+        )
+    }
+
+    #[test]
+    fn early_events_arrive_first_and_in_order_then_later_ones_directly() {
+        let sink = LateSink::default();
+        sink.emit(&event("a"));
+        sink.emit(&event("b"));
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        assert_eq!(sink.attach(Box::new(Collect(seen.clone()))), 0);
+        sink.emit(&event("c"));
+        let lines: Vec<bool> = ["\"a\"", "\"b\"", "\"c\""]
+            .iter()
+            .zip(seen.lock().unwrap().iter())
+            .map(|(l, json)| json.contains(&format!("\"line\":{l}")))
+            .collect();
+        assert_eq!(lines, [true, true, true]);
+        // A second sink is ignored: the first keeps every event.
+        let other = Arc::new(Mutex::new(Vec::new()));
+        sink.attach(Box::new(Collect(other.clone())));
+        sink.emit(&event("d"));
+        assert_eq!(seen.lock().unwrap().len(), 4);
+        assert!(other.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_full_early_queue_counts_what_it_dropped() {
+        let sink = LateSink::default();
+        for _ in 0..MAX_EARLY_EVENTS + 3 {
+            sink.emit(&event("a"));
+        }
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        assert_eq!(sink.attach(Box::new(Collect(seen.clone()))), 3);
+        assert_eq!(seen.lock().unwrap().len(), MAX_EARLY_EVENTS);
+    }
+
+    /// A foreign transport that records the ids it was asked to start and cancel.
+    #[derive(Default)]
+    struct Recording {
+        started: Mutex<Vec<i64>>,
+        cancelled: Mutex<Vec<i64>>,
+    }
+    struct Shared(Arc<Recording>);
+    impl HttpTransport for Shared {
+        fn start(&self, request: ForeignRequest, _completion: Arc<TransportCompletion>) {
+            self.0.started.lock().unwrap().push(request.id);
+        }
+        fn cancel(&self, id: i64) {
+            self.0.cancelled.lock().unwrap().push(id);
+        }
+    }
+
+    fn request(id: u64) -> TransportRequest {
+        TransportRequest {
+            id,
+            kind: RequestKind::Probe,
+            method: "HEAD".into(),
+            url: "https://a.example/ping".into(),
+            headers: Vec::new(),
+            timeout_ms: 1_000,
+        }
+    }
+
+    /// A completion that records whether it was called or dropped.
+    fn completion(log: &Arc<Mutex<Vec<String>>>, id: u64) -> Completion {
+        struct OnDrop(Arc<Mutex<Vec<String>>>, u64, bool);
+        impl Drop for OnDrop {
+            fn drop(&mut self) {
+                if !self.2 {
+                    self.0.lock().unwrap().push(format!("dropped {}", self.1));
+                }
+            }
+        }
+        let guard = OnDrop(log.clone(), id, false);
+        Completion::new(move |_r: TransportResult| {
+            let mut guard = guard;
+            guard.2 = true;
+        })
+    }
+
+    #[test]
+    fn early_requests_start_in_order_on_hand_over_and_cancelled_ones_leave_the_queue() {
+        let transport = LateTransport::default();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        for id in 1..=3 {
+            transport.start(request(id), completion(&log, id));
+        }
+        transport.cancel(2);
+        assert_eq!(*log.lock().unwrap(), ["dropped 2"]);
+        assert_eq!(transport.waiting(), 2);
+        let foreign = Arc::new(Recording::default());
+        assert_eq!(transport.attach(Box::new(Shared(foreign.clone()))), 2);
+        transport.start(request(4), completion(&log, 4));
+        transport.cancel(4);
+        assert_eq!(*foreign.started.lock().unwrap(), [1, 3, 4]);
+        assert_eq!(*foreign.cancelled.lock().unwrap(), [4]);
+        assert_eq!(transport.waiting(), 0);
+    }
+
+    #[test]
+    fn beyond_the_early_limit_a_request_is_cancelled_at_once() {
+        let transport = LateTransport::default();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        for id in 0..MAX_EARLY_REQUESTS as u64 + 1 {
+            transport.start(request(id), completion(&log, id));
+        }
+        assert_eq!(transport.waiting(), MAX_EARLY_REQUESTS);
+        assert_eq!(
+            *log.lock().unwrap(),
+            [format!("dropped {MAX_EARLY_REQUESTS}")]
+        );
+    }
+}
