@@ -19,7 +19,13 @@ internal object ControlPlane {
 
     /** Starts a bind task: on a new bind thread (tests may hold the task instead). */
     @Volatile
-    internal var launch: (() -> Unit) -> Unit = { task -> Thread(task, "linekit-bind").apply { isDaemon = true }.start() }
+    internal var launch: (() -> Unit) -> Unit = { task ->
+        Thread(task, "linekit-bind").apply {
+            isDaemon = true
+            // Below the app's threads where the platform honours it (Android: nice 19).
+            priority = Thread.MIN_PRIORITY
+        }.start()
+    }
 
     /** Runs [task] on a new bind thread. */
     fun prepare(task: () -> Unit) = launch(task)
