@@ -462,7 +462,12 @@ class LineKit private constructor(
         fun requireConsent(): Builder = apply { requireConsent = true }
 
         /**
-         * Builds the engine.
+         * Builds the engine over the JNI path alone, so it is ready to route when this
+         * returns; the control-plane bindings (JNA) bind next on a Linekit daemon thread.
+         * Linekit never runs JNA's first-use initialisation on two threads at once; if
+         * another SDK of the app initialises JNA on its own thread at start-up, call any
+         * control-plane method (e.g. [LineKit.consentGranted]) right after [build] and
+         * before that SDK starts: it returns once the bindings are ready.
          * @throws LineKitConfigException when the app's own config is invalid (unless
          *   [fallbackOnInvalidConfig]).
          * @throws LineKitException on an unusable argument (half a sealed config, an
