@@ -17,17 +17,21 @@
 //!   transport when it arrives. A cancelled early request leaves the queue. The engine's
 //!   own deadlines cover a transport that never arrives.
 //!
-//! Hand-over takes the queue's lock, drains the queue into the foreign callback and only
-//! then publishes the callback for lock-free use, so a caller that raced the hand-over
-//! waits for the lock and finds the callback: nothing is delivered out of order, nothing
-//! twice. Attaching twice keeps the first callback.
+//! Both are one [`Handover`]: a queue until the callback arrives, then the callback
+//! itself, published for lock-free use. The hand-over drains the queue into the callback
+//! in rounds, never calling the callback under the queue's lock (a request that fails at
+//! once completes on the spot, and the engine may start the next one, say the next
+//! HTTPDNS provider, from inside that call): what arrives during a round waits for the
+//! next one, and the callback is published once a round finds the queue empty. Until then
+//! every caller queues, so nothing is delivered out of order, nothing twice. Attaching
+//! twice keeps the first callback.
 
 use crate::sink::TraceSink;
 use crate::transport::{ForeignTransport, HttpTransport};
 use linekit_core::trace::{TraceEvent, TraceSink as CoreSink};
 use linekit_core::transport::{Completion, Transport, TransportRequest};
 use std::fmt;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 /// How many trace events an engine keeps before its sink is attached.
 pub const MAX_EARLY_EVENTS: usize = 1024;
@@ -35,104 +39,161 @@ pub const MAX_EARLY_EVENTS: usize = 1024;
 /// How many requests an engine keeps before its transport is attached.
 pub const MAX_EARLY_REQUESTS: usize = 256;
 
+/// Items for a callback `T` that arrives later: queued (at most `limit`) until
+/// [`Handover::attach`], then delivered to it directly.
+struct Handover<T, I> {
+    attached: OnceLock<T>,
+    early: Mutex<Early<I>>,
+    limit: usize,
+}
+
+struct Early<I> {
+    items: Vec<I>,
+    /// Items refused because the queue was full.
+    dropped: u64,
+    /// A hand-over is draining the queue.
+    attaching: bool,
+}
+
+impl<T, I> Handover<T, I> {
+    fn new(limit: usize) -> Self {
+        Handover {
+            attached: OnceLock::new(),
+            early: Mutex::new(Early {
+                items: Vec::new(),
+                dropped: 0,
+                attaching: false,
+            }),
+            limit,
+        }
+    }
+
+    fn early(&self) -> MutexGuard<'_, Early<I>> {
+        self.early.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Delivers `item` to the callback, or queues it; a full queue refuses it (dropped
+    /// here, counted).
+    fn offer(&self, item: I, deliver: impl FnOnce(&T, I)) {
+        if let Some(t) = self.attached.get() {
+            return deliver(t, item);
+        }
+        let mut early = self.early();
+        if let Some(t) = self.attached.get() {
+            drop(early);
+            return deliver(t, item);
+        }
+        if early.items.len() < self.limit {
+            early.items.push(item);
+        } else {
+            early.dropped += 1;
+        }
+    }
+
+    /// Hands `target` over: every queued item first, in order, then every later one.
+    /// Returns how many items were delivered from the queue and how many the full queue
+    /// had refused; (0, 0) when a callback is already attached or being attached.
+    fn attach(&self, target: T, deliver: impl Fn(&T, I)) -> (usize, u64) {
+        let mut delivered = 0;
+        let dropped = {
+            let mut early = self.early();
+            if early.attaching || self.attached.get().is_some() {
+                return (0, 0);
+            }
+            early.attaching = true;
+            std::mem::take(&mut early.dropped)
+        };
+        loop {
+            let round = {
+                let mut early = self.early();
+                if early.items.is_empty() {
+                    let _ = self.attached.set(target);
+                    early.attaching = false;
+                    return (delivered, dropped);
+                }
+                std::mem::take(&mut early.items)
+            };
+            delivered += round.len();
+            for item in round {
+                deliver(&target, item);
+            }
+        }
+    }
+
+    /// Removes the queued items `gone` selects.
+    fn withdraw(&self, gone: impl Fn(&I) -> bool) {
+        self.early().items.retain(|i| !gone(i));
+    }
+
+    fn queued(&self) -> usize {
+        self.early().items.len()
+    }
+}
+
 /// A trace sink whose foreign side arrives after the engine started.
-#[derive(Default)]
-pub struct LateSink {
-    attached: OnceLock<Box<dyn TraceSink>>,
-    /// Events emitted before the hand-over, as JSON, and how many were dropped.
-    early: Mutex<(Vec<String>, u64)>,
+pub struct LateSink(Handover<Box<dyn TraceSink>, String>);
+
+impl Default for LateSink {
+    fn default() -> Self {
+        LateSink(Handover::new(MAX_EARLY_EVENTS))
+    }
 }
 
 impl LateSink {
     /// Hands the foreign sink over: the events kept so far first, then every later one.
     /// Returns how many early events were dropped because the queue was full.
     pub fn attach(&self, sink: Box<dyn TraceSink>) -> u64 {
-        let mut early = self.early.lock().unwrap_or_else(|p| p.into_inner());
-        if self.attached.get().is_some() {
-            return 0;
-        }
-        for event in early.0.drain(..) {
-            sink.emit(event);
-        }
-        let _ = self.attached.set(sink);
-        std::mem::take(&mut early.1)
+        self.0.attach(sink, |s, json| s.emit(json)).1
     }
 }
 
 impl CoreSink for LateSink {
     fn emit(&self, event: &TraceEvent) {
-        if let Some(sink) = self.attached.get() {
-            return sink.emit(event.to_json());
-        }
-        let mut early = self.early.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(sink) = self.attached.get() {
-            drop(early);
-            return sink.emit(event.to_json());
-        }
-        if early.0.len() < MAX_EARLY_EVENTS {
-            early.0.push(event.to_json());
-        } else {
-            early.1 += 1;
-        }
+        self.0.offer(event.to_json(), |s, json| s.emit(json));
     }
 }
 
 /// A transport whose foreign side arrives after the engine started.
-#[derive(Default)]
-pub struct LateTransport {
-    attached: OnceLock<ForeignTransport>,
-    early: Mutex<Vec<(TransportRequest, Completion)>>,
+pub struct LateTransport(Handover<ForeignTransport, (TransportRequest, Completion)>);
+
+impl Default for LateTransport {
+    fn default() -> Self {
+        LateTransport(Handover::new(MAX_EARLY_REQUESTS))
+    }
 }
 
 impl LateTransport {
     /// Hands the foreign transport over: starts the requests kept so far, in order, then
     /// forwards every later call. Returns how many early requests it started.
     pub fn attach(&self, transport: Box<dyn HttpTransport>) -> usize {
-        let mut early = self.early.lock().unwrap_or_else(|p| p.into_inner());
-        if self.attached.get().is_some() {
-            return 0;
-        }
-        let foreign = ForeignTransport(transport);
-        let started = early.len();
-        for (request, done) in early.drain(..) {
-            foreign.start(request, done);
-        }
-        let _ = self.attached.set(foreign);
-        started
+        self.0
+            .attach(ForeignTransport(transport), |t, (request, done)| {
+                t.start(request, done)
+            })
+            .0
     }
 
     /// How many requests wait for the transport.
     pub fn waiting(&self) -> usize {
-        self.early.lock().map(|e| e.len()).unwrap_or(0)
+        self.0.queued()
     }
 }
 
 impl Transport for LateTransport {
+    /// Starts `request` on the foreign transport, or keeps it for the hand-over; beyond
+    /// the limit `done` is dropped, a cancellation the engine accounts for.
     fn start(&self, request: TransportRequest, done: Completion) {
-        if let Some(t) = self.attached.get() {
-            return t.start(request, done);
-        }
-        let mut early = self.early.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(t) = self.attached.get() {
-            drop(early);
-            return t.start(request, done);
-        }
-        if early.len() < MAX_EARLY_REQUESTS {
-            early.push((request, done));
-        }
-        // Else `done` drops here: a cancellation the engine accounts for.
+        self.0
+            .offer((request, done), |t, (request, done)| t.start(request, done));
     }
 
+    /// Cancels on the foreign transport, or takes the request out of the queue (a request
+    /// taken by a hand-over round in progress still starts; its late answer is ignored).
     fn cancel(&self, id: u64) {
-        if let Some(t) = self.attached.get() {
+        if let Some(t) = self.0.attached.get() {
             return t.cancel(id);
         }
-        let mut early = self.early.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(t) = self.attached.get() {
-            drop(early);
-            return t.cancel(id);
-        }
-        early.retain(|(r, _)| r.id != id);
+        self.0.withdraw(|(r, _)| r.id == id);
     }
 }
 
@@ -308,6 +369,44 @@ mod tests {
         assert_eq!(*foreign.started.lock().unwrap(), [1, 3, 4]);
         assert_eq!(*foreign.cancelled.lock().unwrap(), [4]);
         assert_eq!(transport.waiting(), 0);
+    }
+
+    /// A foreign transport that, like a request failing at once whose completion makes the
+    /// engine start the next one, starts another request from inside `start`.
+    struct Reentrant {
+        late: Mutex<Option<Arc<LateTransport>>>,
+        log: Arc<Mutex<Vec<String>>>,
+        started: Arc<Recording>,
+    }
+    impl HttpTransport for Reentrant {
+        fn start(&self, request: ForeignRequest, _completion: Arc<TransportCompletion>) {
+            self.started.started.lock().unwrap().push(request.id);
+            if request.id == 1 {
+                let late = self.late.lock().unwrap().clone();
+                if let Some(late) = late {
+                    late.start(request(10), completion(&self.log, 10));
+                }
+            }
+        }
+        fn cancel(&self, _id: i64) {}
+    }
+
+    #[test]
+    fn a_request_started_from_inside_the_hand_over_waits_for_the_next_round() {
+        let late = Arc::new(LateTransport::default());
+        let log = Arc::new(Mutex::new(Vec::new()));
+        late.start(request(1), completion(&log, 1));
+        late.start(request(2), completion(&log, 2));
+        let started = Arc::new(Recording::default());
+        let foreign = Reentrant {
+            late: Mutex::new(Some(late.clone())),
+            log: log.clone(),
+            started: started.clone(),
+        };
+        assert_eq!(late.attach(Box::new(foreign)), 3);
+        late.start(request(3), completion(&log, 3));
+        assert_eq!(*started.started.lock().unwrap(), [1, 2, 10, 3]);
+        assert_eq!(late.waiting(), 0);
     }
 
     #[test]
