@@ -379,9 +379,9 @@ mod tests {
         started: Arc<Recording>,
     }
     impl HttpTransport for Reentrant {
-        fn start(&self, request: ForeignRequest, _completion: Arc<TransportCompletion>) {
-            self.started.started.lock().unwrap().push(request.id);
-            if request.id == 1 {
+        fn start(&self, asked: ForeignRequest, _completion: Arc<TransportCompletion>) {
+            self.started.started.lock().unwrap().push(asked.id);
+            if asked.id == 1 {
                 let late = self.late.lock().unwrap().clone();
                 if let Some(late) = late {
                     late.start(request(10), completion(&self.log, 10));
