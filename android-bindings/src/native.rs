@@ -25,8 +25,13 @@ impl NativeLineKit {
 
     /// Wraps an already built engine (tests and the JNI benchmarks use this).
     pub fn from_engine(engine: LineKit) -> Self {
+        Self::sharing(Arc::new(engine))
+    }
+
+    /// The control-plane object over an engine others hold too (a JNI handle's).
+    fn sharing(engine: Arc<LineKit>) -> Self {
         NativeLineKit {
-            engine: ArcSwapOption::from_pointee(engine),
+            engine: ArcSwapOption::new(Some(engine)),
         }
     }
 }
@@ -42,8 +47,8 @@ impl NativeLineKit {
         Ok(crate::fast::Handle::new(self.engine()?).into_raw())
     }
 
-    /// Builds an engine from a plain JSON config, falling back on an invalid one (the tests
-    /// use this; Kotlin calls [`crate::start_engine`]).
+    /// Builds an engine from a plain JSON config, falling back on an invalid one (for the
+    /// tests; Kotlin starts engines with `NativeStart.start`).
     pub fn from_json(config_json: String) -> Result<Arc<Self>, LineKitError> {
         crate::start_engine(Some(config_json), None, None, None, None, None, true, false)?
             .into_kit()
@@ -109,9 +114,7 @@ pub fn bind_engine(
     let handle = unsafe { crate::fast::handle_ref(handle as i64) }
         .map_err(|_| LineKitError::InvalidArgument("linekit: null native handle".into()))?;
     handle.late.attach(trace_sink, transport);
-    Ok(Arc::new(NativeLineKit {
-        engine: ArcSwapOption::new(Some(handle.engine().clone())),
-    }))
+    Ok(Arc::new(NativeLineKit::sharing(handle.engine().clone())))
 }
 
 #[cfg(test)]

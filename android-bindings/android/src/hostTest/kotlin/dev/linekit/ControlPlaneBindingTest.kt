@@ -94,6 +94,28 @@ class ControlPlaneBindingTest : TwoLineServers() {
     }
 
     @Test
+    fun `binds never run on two threads at once`() {
+        val inside = java.util.concurrent.atomic.AtomicInteger()
+        val most = java.util.concurrent.atomic.AtomicInteger()
+        val go = java.util.concurrent.CountDownLatch(1)
+        val threads = List(4) {
+            Thread {
+                go.await()
+                repeat(200) {
+                    ControlPlane.bind {
+                        most.accumulateAndGet(inside.incrementAndGet(), ::maxOf)
+                        Thread.yield()
+                        inside.decrementAndGet()
+                    }
+                }
+            }.apply { start() }
+        }
+        go.countDown()
+        threads.forEach { it.join() }
+        assertEquals(1, most.get())
+    }
+
+    @Test
     fun `every native error kind has its public subclass of the same name`() {
         val kinds = dev.linekit.ffi.LineKitException::class.java.declaredClasses
             .filter { dev.linekit.ffi.LineKitException::class.java.isAssignableFrom(it) }
