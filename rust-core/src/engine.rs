@@ -117,6 +117,7 @@ mod state;
 mod persist;
 pub use persist::FLUSH_DELAY_MS;
 mod trace_order;
+mod warm;
 
 mod remote_config;
 pub use remote_config::FIRST_RETRY_MS;
@@ -432,7 +433,7 @@ impl LineKit {
         let Some(pool) = biz.pool(report.protocol) else {
             return;
         };
-        let (line_id, faults, breaker_change, index) = {
+        let (line_id, faults, breaker_change, index, warm) = {
             let mut pool = lock_pool(pool);
             let index = match (report.line, report.host) {
                 (Some(id), _) => pool.index_of(id),
@@ -449,10 +450,30 @@ impl LineKit {
             {
                 pool.observe_version(index, v);
             }
+            // Only an answer that may change where traffic goes next asks for a warm: one
+            // from another line than the serving one, a line fault, a slow answer.
+            let moving = index != pool.current()
+                || report.outcome.is_line_fault(report.status)
+                || (report.outcome == Outcome::Ok
+                    && report.cost_ms > topo.config.thresholds.slow_request_ms);
+            let warm = if moving {
+                inner.want_warm(&mut pool, biz, &topo.config, now)
+            } else {
+                None
+            };
             let line = &pool.lines()[index];
             let change = trace_order::breaker_change(before, &line.breaker, now);
-            (line.id.clone(), line.consecutive_faults, change, index)
+            (
+                line.id.clone(),
+                line.consecutive_faults,
+                change,
+                index,
+                warm,
+            )
         };
+        if let Some(wanted) = warm {
+            inner.send_warm(&biz.name, wanted, now);
+        }
         if !report.outcome.is_ignored() {
             inner.mark_dirty();
         }

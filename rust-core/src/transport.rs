@@ -26,15 +26,21 @@ pub enum RequestKind {
     HttpDns,
     /// A fetch of the remote config (`GET` one of `remote.urls`).
     Config,
+    /// A connection warmed to a line before traffic moves there (`HEAD` on the line's
+    /// detect path). Unlike the others it goes through the business client's connection
+    /// pool, so the connection it leaves behind is one the business requests reuse; its
+    /// answer is not counted.
+    Warm,
 }
 
 impl RequestKind {
-    /// `probe`, `httpdns` or `config`.
+    /// `probe`, `httpdns`, `config` or `warm`.
     pub fn as_str(self) -> &'static str {
         match self {
             RequestKind::Probe => "probe",
             RequestKind::HttpDns => "httpdns",
             RequestKind::Config => "config",
+            RequestKind::Warm => "warm",
         }
     }
 
@@ -44,7 +50,7 @@ impl RequestKind {
     pub fn max_body_bytes(self) -> usize {
         match self {
             RequestKind::Config => MAX_CONFIG_BODY_BYTES,
-            RequestKind::Probe | RequestKind::HttpDns => MAX_BODY_BYTES,
+            RequestKind::Probe | RequestKind::HttpDns | RequestKind::Warm => MAX_BODY_BYTES,
         }
     }
 }
@@ -203,6 +209,14 @@ pub trait Transport: Send + Sync {
     /// Best-effort cancellation of a started request (its completion may still arrive and
     /// is then ignored).
     fn cancel(&self, _id: u64) {}
+
+    /// Whether this transport sends [`RequestKind::Warm`] requests through the business
+    /// client's connection pool, so that a warm leaves a connection the business requests
+    /// reuse. Only then does the engine warm lines; by default it does not (a scripted
+    /// replay, a transport of its own with a separate pool).
+    fn warms_business_pool(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

@@ -265,7 +265,10 @@ pub fn index(records: &[TraceEvent]) -> Parts {
             TraceBody::Downgrade(on) => {
                 world.push((r.at_ms, r.seq, WorldStep::Downgrade(*on)));
             }
-            TraceBody::Breaker(_) | TraceBody::Config(_) | TraceBody::Start { .. } => {}
+            TraceBody::Breaker(_)
+            | TraceBody::Config(_)
+            | TraceBody::Warm(_)
+            | TraceBody::Start { .. } => {}
         }
     }
     Parts {

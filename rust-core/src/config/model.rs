@@ -197,6 +197,11 @@ pub struct BizLine {
     pub version_header: Option<String>,
     /// What the version guard does when lines disagree on the fingerprint.
     pub version_policy: VersionPolicy,
+    /// Before traffic moves to another line of the HTTP pool (a pending switch, trouble on
+    /// the serving line), open a connection to it on the business client's pool, at most
+    /// once per line per switch and from the probe budget, on a validated network only.
+    #[default(true)]
+    pub warm_connections: bool,
     /// This business line's staged rollout, replacing the top-level `rollout` as a whole
     /// (its absent fields take their defaults, not the top level's).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -95,6 +95,8 @@ impl Inner {
             Pending::Probe { biz, .. } => self.release_probe(&biz),
             Pending::HttpDns(query) => self.release_query(query),
             Pending::Config { round, .. } => self.release_round(round),
+            // A warm holds nothing back: its budget token is spent either way.
+            Pending::Warm { .. } => {}
         }
     }
 }

@@ -251,7 +251,9 @@ impl Inner {
         let state = self.routing.load();
         let hold_ms = state.topology.config.thresholds.read_fault_hold_ms;
         let mut breaker_change = None;
-        if let Some(pool) = state.topology.biz_entry(biz).and_then(|b| b.pool(protocol)) {
+        let mut warm = None;
+        let entry = state.topology.biz_entry(biz);
+        if let Some((entry, pool)) = entry.and_then(|b| Some((b, b.pool(protocol)?))) {
             let mut pool = lock_pool(pool);
             if let Some(index) = pool.index_of(line) {
                 let before = pool.lines()[index].breaker.state(now);
@@ -274,9 +276,13 @@ impl Inner {
                 }
                 breaker_change =
                     super::trace_order::breaker_change(before, &pool.lines()[index].breaker, now);
+                warm = self.want_warm(&mut pool, entry, &state.topology.config, now);
             }
             drop(pool);
             self.mark_dirty();
+        }
+        if let Some(wanted) = warm {
+            self.send_warm(biz, wanted, now);
         }
         self.prober.scheduler.lock().probe_finished(biz);
         if self.sampled(&state, now) {
@@ -387,7 +393,7 @@ impl ProbeExpectation {
 }
 
 /// The probe URL of a line: its own origin (never routed), HTTP family, plus the path.
-fn probe_url(endpoint: &crate::line::Endpoint, path: &str) -> String {
+pub(super) fn probe_url(endpoint: &crate::line::Endpoint, path: &str) -> String {
     let scheme = if endpoint.scheme.is_cleartext() {
         "http"
     } else {

@@ -44,11 +44,15 @@ use crate::net::{HttpDnsBypass, NetworkMonitor, NetworkState};
 use crate::trace::redact::host_group;
 use crate::transport::{RequestKind, TransportResult};
 use serde::Serialize;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// The HTTPDNS cache, the network it is keyed by, and its refresh.
 pub(super) struct HttpDns {
     network: Ranked<NetworkMonitor>,
+    /// Whether the default network is validated, or none was ever reported (a plain JVM):
+    /// read without the monitor's lock, under a pool's.
+    validated: AtomicBool,
     cache: DnsCache,
     refresh: Ranked<Refresher>,
 }
@@ -67,6 +71,7 @@ impl HttpDns {
     pub(super) fn new(seed: u64) -> Self {
         HttpDns {
             network: Ranked::new(Rank::Network, NetworkMonitor::new()),
+            validated: AtomicBool::new(true),
             cache: DnsCache::new(DnsSettings::default(), seed),
             refresh: Ranked::new(Rank::Refresh, Refresher::default()),
         }
@@ -92,6 +97,8 @@ impl HttpDns {
         let before = monitor.state().clone();
         let bypass_before = monitor.current().1;
         monitor.on_network_changed(network.clone());
+        self.validated
+            .store(network.handle != 0 && network.validated, Ordering::Release);
         let (key, bypass) = monitor.current();
         self.cache.set_network(key, bypass);
         NetworkChange {
@@ -102,6 +109,13 @@ impl HttpDns {
             httpdns_usable: bypass.is_none()
                 && (bypass_before.is_some() || before.handle != network.handle),
         }
+    }
+
+    /// Whether the default network is validated (true until the platform reports one: a
+    /// JVM without a network callback has nothing to wait for). No lock.
+    #[inline]
+    pub(super) fn validated(&self) -> bool {
+        self.validated.load(Ordering::Acquire)
     }
 
     /// The last network the platform reported, whether it reported any, and why HTTPDNS is

@@ -1,5 +1,5 @@
 //! The requests service: what the engine starts through the
-//! [`crate::transport::Transport`] (probes, HTTPDNS queries, config fetches). Each gets an
+//! [`crate::transport::Transport`] (probes, HTTPDNS queries, config fetches, warms). Each gets an
 //! id, an entry in the in-flight table (rank [`Rank::InFlight`], never held across a call
 //! out) and its own deadline timer; whichever comes first — the transport's completion or
 //! the deadline — finishes it exactly once, inside the engine's callback gate, and nothing
@@ -29,6 +29,12 @@ pub(super) enum Pending {
     HttpDns(httpdns::DnsQuery),
     /// A fetch of `remote.urls[index]` in fetch round `round`.
     Config { round: u64, index: usize },
+    /// A warm of one line of a business line's HTTP pool.
+    Warm {
+        biz: Arc<str>,
+        line: Arc<str>,
+        started_at: u64,
+    },
 }
 
 #[derive(Debug)]
@@ -73,6 +79,14 @@ impl Requests {
     #[inline]
     pub(super) fn has_transport(&self) -> bool {
         self.transport.is_some()
+    }
+
+    /// Whether the transport warms the business client's pool
+    /// ([`Transport::warms_business_pool`]).
+    pub(super) fn warms_business_pool(&self) -> bool {
+        self.transport
+            .as_ref()
+            .is_some_and(|t| t.warms_business_pool())
     }
 
     /// Requests started and not finished yet.
@@ -172,6 +186,11 @@ impl Inner {
             } => self.finish_probe(&biz, protocol, &line, started_at, &result, now),
             Pending::HttpDns(query) => self.finish_httpdns(query, result),
             Pending::Config { round, index } => self.finish_config_fetch(round, index, result),
+            Pending::Warm {
+                biz,
+                line,
+                started_at,
+            } => self.finish_warm(&biz, &line, started_at, &result, now),
         }
     }
 }

@@ -19,6 +19,7 @@ internal_mod!(stats);
 internal_mod!(timings);
 internal_mod!(upgrade);
 internal_mod!(version);
+internal_mod!(warm);
 internal_mod!(ws);
 
 pub use breaker::{Admission, Breaker, BreakerParams, BreakerState, PersistedBreaker};
@@ -30,4 +31,5 @@ pub use pool::{LinePool, LineSnapshot, LineState, PersistedLine, PoolSnapshot, S
 pub use stats::{PersistedBucket, WindowStats, WindowSummary};
 pub use timings::Timings;
 pub use version::VersionGuard;
+pub use warm::{WarmMark, WARM_STALE_MS};
 pub use ws::{CloseCause, WsEvent};

@@ -55,6 +55,7 @@ use super::outcome::{Outcome, Protocol};
 use super::rank::{all_slow, rank};
 use super::stats::{PersistedBucket, WindowStats};
 use super::version::VersionGuard;
+use super::warm::{PoolView, WarmMark};
 use crate::config::{LineConfig, Thresholds, VersionPolicy};
 use crate::error::{Error, FieldError, Result};
 use crate::trace::Reason;
@@ -99,6 +100,8 @@ pub struct LineState {
     /// Requests routed to the line and not answered yet (HTTP pools; see
     /// [`super::in_flight`]).
     pub in_flight: InFlight,
+    /// When a connection to the line was last warmed ([`super::warm`]).
+    pub warmed: Option<WarmMark>,
 }
 
 impl LineState {
@@ -127,6 +130,7 @@ impl LineState {
             slowed: false,
             read_fault_at: None,
             in_flight: InFlight::default(),
+            warmed: None,
         }
     }
 }
@@ -634,6 +638,40 @@ impl LinePool {
         self.admit(now_ms, self.current, Reason::Guarded, trials)
     }
 
+    /// The line to warm a connection to now, before traffic moves there
+    /// ([`super::warm`]): a pending move's line, or the way out of trouble on the serving
+    /// line, unless it was warmed already in this switch epoch. `None` for a WebSocket
+    /// pool, or when no line qualifies. A warm sent is marked with [`Self::mark_warmed`].
+    pub fn warm_target(&mut self, now_ms: u64) -> Option<usize> {
+        if self.protocol != Protocol::Http {
+            return None;
+        }
+        let mut order = std::mem::take(&mut self.order);
+        rank(&self.lines, now_ms, &mut order);
+        if let Some(guard) = &self.version {
+            guard.prefer_compatible(&self.lines, now_ms, &mut order);
+        }
+        let target = PoolView {
+            lines: &self.lines,
+            order: &order,
+            current: self.current,
+            slow: self.slow,
+            read_fault_hold_ms: self.read_fault_hold_ms,
+        }
+        .target(now_ms);
+        self.order = order;
+        let epoch = self.guard.last_switch_at;
+        target.filter(|&i| WarmMark::allows(self.lines[i].warmed, epoch, now_ms))
+    }
+
+    /// Notes that line `index` was warmed at `now_ms`, in the current switch epoch.
+    pub fn mark_warmed(&mut self, index: usize, now_ms: u64) {
+        let epoch = self.guard.last_switch_at;
+        if let Some(line) = self.lines.get_mut(index) {
+            line.warmed = Some(WarmMark { epoch, at_ms: now_ms });
+        }
+    }
+
     /// Whether a line other than `index` is known to be fast ([`SlowRule::is_known_fast`]).
     pub fn knows_fast_line_besides(&self, index: usize, now_ms: u64) -> bool {
         self.lines
@@ -852,6 +890,7 @@ impl LinePool {
             line.slowed = prev.slowed;
             line.read_fault_at = prev.read_fault_at;
             line.in_flight = prev.in_flight.clone();
+            line.warmed = prev.warmed;
             if self.version.is_some() {
                 line.version = prev.version.clone();
             }

@@ -35,6 +35,8 @@ pub enum TraceKind {
     Breaker,
     /// A detect probe finished.
     Probe,
+    /// A warm of a line's connection finished (not counted on the line).
+    Warm,
     /// The platform reported a (new) default network.
     Network,
     /// The runtime kill switch was turned on or off.
@@ -53,6 +55,7 @@ impl TraceKind {
             TraceKind::Config => "config",
             TraceKind::Breaker => "breaker",
             TraceKind::Probe => "probe",
+            TraceKind::Warm => "warm",
             TraceKind::Network => "network",
             TraceKind::Downgrade => "downgrade",
             TraceKind::Start => "start",
@@ -85,6 +88,9 @@ pub enum TraceBody {
     Report(AttemptTrace),
     /// A detect probe finished.
     Probe(AttemptTrace),
+    /// A warm of a line's connection finished: its outcome, status and time, never counted
+    /// on the line.
+    Warm(AttemptTrace),
     /// A configuration change (applied or rejected), an expiry or a failed fetch.
     Config(ConfigTrace),
     /// A line's breaker changed state.
@@ -228,6 +234,7 @@ impl TraceEvent {
             TraceBody::Route(_) => TraceKind::Route,
             TraceBody::Report(_) => TraceKind::Report,
             TraceBody::Probe(_) => TraceKind::Probe,
+            TraceBody::Warm(_) => TraceKind::Warm,
             TraceBody::Config(_) => TraceKind::Config,
             TraceBody::Breaker(_) => TraceKind::Breaker,
             TraceBody::Network(_) => TraceKind::Network,

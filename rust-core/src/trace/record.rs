@@ -165,7 +165,7 @@ impl TraceRecord {
                     r.would_healthy = Some(w.healthy);
                 }
             }
-            TraceBody::Report(t) | TraceBody::Probe(t) => {
+            TraceBody::Report(t) | TraceBody::Probe(t) | TraceBody::Warm(t) => {
                 r.set_line(&t.on);
                 r.outcome = Some(t.outcome.as_str().to_string());
                 r.status = t.status;
@@ -242,7 +242,7 @@ impl TraceRecord {
                     },
                 })
             }
-            TraceKind::Report | TraceKind::Probe => {
+            TraceKind::Report | TraceKind::Probe | TraceKind::Warm => {
                 let attempt = AttemptTrace {
                     on: TraceLine {
                         biz: self.biz.ok_or_else(|| need("biz"))?,
@@ -254,10 +254,10 @@ impl TraceRecord {
                     timings: self.timings,
                     total_ms: self.total_ms,
                 };
-                if kind == TraceKind::Report {
-                    TraceBody::Report(attempt)
-                } else {
-                    TraceBody::Probe(attempt)
+                match kind {
+                    TraceKind::Report => TraceBody::Report(attempt),
+                    TraceKind::Probe => TraceBody::Probe(attempt),
+                    _ => TraceBody::Warm(attempt),
                 }
             }
             TraceKind::Breaker => {

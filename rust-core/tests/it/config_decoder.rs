@@ -26,7 +26,7 @@ const EVERY_FIELD: &str = r#"{
       "match": ["api.example.com", "*.spot.example.com"],
       "detect_path": "/health", "detect_method": "GET",
       "detect_expect_status": 204, "detect_expect_length": 2,
-      "version_header": "X-Spot-Version", "version_policy": "strict",
+      "version_header": "X-Spot-Version", "version_policy": "strict", "warm_connections": false,
       "rollout": {"mode": "off", "percent": 50, "others": "observe"},
       "http": [
         {"id": "ali", "url": "https://spot-ali.example.com", "priority": 1, "weight": 50},

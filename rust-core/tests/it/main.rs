@@ -47,3 +47,4 @@ mod routing;
 mod runtime_close;
 mod trace_events;
 mod version_guard;
+mod warm_connections;
