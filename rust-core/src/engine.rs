@@ -15,6 +15,7 @@
 //! | requests | `requests` | the [`Transport`], the in-flight table and the consent flag | — |
 //! | persistence | `persist` | the state file | — |
 //! | tracing | `trace_order` | the sink and the stamping of events | — |
+//! | warmer | `warm` | nothing of its own: the conditions and sending of warm connections (see [`crate::line::warm`]) | each business line's `warm_connections` |
 //!
 //! They share a context: the clock, the install seed, the [`Runtime`], the callback gate
 //! (`gate`) and the storage directory with the flag [`LineKit::clear_data`] sets (module

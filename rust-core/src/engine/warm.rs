@@ -6,12 +6,13 @@
 //! The pool decides *which* line and bounds it to once per line per switch; this module
 //! adds the engine's conditions, all checked before a token is spent: the business line is
 //! under rollout mode `on` (under `observe` traffic does not move; under `off` it is left
-//! alone) with `warm_connections` set, the engine may send its own requests (open,
-//! consent, a transport that sends warms through the business client's pool), and the default network is validated (a captive portal would answer the
-//! warm itself; a plain JVM that never reports a network has nothing to wait for). The warm
-//! then takes one token of the probe budget, so warming never adds load beyond what
-//! probing may use. Its answer is traced (`warm`) and never counted on the line: a probe
-//! or real traffic says how the line is.
+//! alone) with `warm_connections` set; the engine may send its own requests (open,
+//! consent, a transport that sends warms through the business client's pool); and the
+//! default network is validated (a captive portal would answer the warm itself; a plain
+//! JVM that never reports a network has nothing to wait for). The warm then takes one
+//! token of the probe budget (the prober's lock ranks after a pool's), so warming never
+//! adds load beyond what probing may use. Its answer is traced (`warm`) and never counted
+//! on the line: a probe or real traffic says how the line is.
 
 use super::detect::probe_url;
 use super::requests::Pending;
