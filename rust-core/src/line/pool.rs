@@ -656,12 +656,22 @@ impl LinePool {
             order: &order,
             current: self.current,
             slow: self.slow,
-            read_fault_hold_ms: self.read_fault_hold_ms,
+            in_trouble: self.serving_in_trouble(now_ms),
         }
         .target(now_ms);
         self.order = order;
         let epoch = self.guard.last_switch_at;
         target.filter(|&i| WarmMark::allows(self.lines[i].warmed, epoch, now_ms))
+    }
+
+    /// Whether the serving line shows trouble at `now_ms`: a line fault or a slow answer as
+    /// its latest outcome, a read-side fault still held, or a breaker that is not closed.
+    fn serving_in_trouble(&self, now_ms: u64) -> bool {
+        let line = &self.lines[self.current];
+        line.consecutive_faults > 0
+            || line.slow_streak > 0
+            || self.read_fault_within(self.current, now_ms, self.read_fault_hold_ms)
+            || line.breaker.state(now_ms) != super::BreakerState::Closed
     }
 
     /// Notes that line `index` was warmed at `now_ms`, in the current switch epoch.

@@ -62,8 +62,9 @@ pub(super) struct PoolView<'p> {
     pub current: usize,
     /// The pool's slow-switch rule.
     pub slow: SlowRule,
-    /// `thresholds.read_fault_hold_ms`.
-    pub read_fault_hold_ms: u64,
+    /// Whether the serving line shows trouble: a line fault or a slow answer as its latest
+    /// outcome, a read-side fault still held, or a breaker that is not closed.
+    pub in_trouble: bool,
 }
 
 impl PoolView<'_> {
@@ -74,26 +75,12 @@ impl PoolView<'_> {
         if best != self.current && closed(best) {
             return Some(best);
         }
-        if !self.in_trouble(now_ms) {
+        if !self.in_trouble {
             return None;
         }
         let others = || self.order.iter().copied().filter(|&i| i != self.current);
         others()
             .find(|&i| self.slow.is_known_fast(&self.lines[i], now_ms))
             .or_else(|| others().find(|&i| closed(i)))
-    }
-
-    /// Whether the serving line shows trouble: a line fault or a slow answer as its latest
-    /// outcome, a read-side fault still held, or a breaker that is not closed.
-    fn in_trouble(&self, now_ms: u64) -> bool {
-        let Some(line) = self.lines.get(self.current) else {
-            return false;
-        };
-        line.consecutive_faults > 0
-            || line.slow_streak > 0
-            || line
-                .read_fault_at
-                .is_some_and(|at| now_ms.saturating_sub(at) < self.read_fault_hold_ms)
-            || line.breaker.state(now_ms) != BreakerState::Closed
     }
 }

@@ -294,3 +294,24 @@ fn lines_whose_breaker_is_not_closed_are_never_warmed() {
     report(&kit, "a", Outcome::ConnectTimeout, 3000);
     assert_eq!(t.warms().len(), before, "{:?}", t.warms());
 }
+
+#[test]
+fn a_websocket_pool_never_warms() {
+    let cfg = r#"{"version": 1,
+        "thresholds": {"startup_detect_delay_ms": 600000, "detect_cooldown_ms": 600000},
+        "biz_lines": {"spot": {"match": ["api.example.test"],
+            "http": [{"id": "a", "url": "https://a.example.test"}],
+            "ws": [
+                {"id": "wa", "url": "wss://wa.example.test"},
+                {"id": "wb", "url": "wss://wb.example.test"}]}}}"#;
+    let (kit, _clock, t) = engine(cfg);
+    kit.report(&Report {
+        protocol: linekit_core::line::Protocol::Ws,
+        ..Report::new("spot", "wa", Outcome::ConnectTimeout, 3000)
+    });
+    assert!(
+        t.warms().is_empty(),
+        "a WebSocket keeps its own connection: {:?}",
+        t.warms()
+    );
+}
