@@ -606,6 +606,19 @@ jni_export! {
 }
 
 jni_export! {
+    /// `static native void businessPool(long handle)`: the interceptor has seen the
+    /// business client, so warms can go through its connection pool
+    /// ([`crate::late_bound::LateTransport::business_pool_ready`]). Nothing for an engine
+    /// without a transport.
+    fn Java_dev_linekit_internal_NativeFast_businessPool(_env, &engine = handle) => {
+        if let Some(transport) = &engine.late.transport {
+            transport.business_pool_ready();
+        }
+        Ok(())
+    }
+}
+
+jni_export! {
     /// `static native String records()`: every record layout of this library
     /// ([`crate::record_layout::layout_lines`] of [`RECORDS`]).
     fn Java_dev_linekit_internal_NativeFast_records(env) -> jstring, else null_mut() => {

@@ -17,6 +17,11 @@
 //!   transport when it arrives. A cancelled early request leaves the queue. The engine's
 //!   own deadlines cover a transport that never arrives.
 //!
+//! The transport also carries whether Kotlin has seen the business client yet
+//! ([`LateTransport::business_pool_ready`]): warms go through that client's connection
+//! pool, so the engine warms lines only once the interceptor has seen one (see
+//! [`Transport::warms_business_pool`]).
+//!
 //! Both are one [`Handover`]: a queue until the callback arrives, then the callback
 //! itself, published for lock-free use. The hand-over drains the queue into the callback
 //! in rounds, never calling the callback under the queue's lock (a request that fails at
@@ -31,6 +36,7 @@ use crate::transport::{ForeignTransport, HttpTransport};
 use linekit_core::trace::{TraceEvent, TraceSink as CoreSink};
 use linekit_core::transport::{Completion, Transport, TransportRequest};
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 /// How many trace events an engine keeps before its sink is attached.
@@ -154,11 +160,18 @@ impl CoreSink for LateSink {
 }
 
 /// A transport whose foreign side arrives after the engine started.
-pub struct LateTransport(Handover<ForeignTransport, (TransportRequest, Completion)>);
+pub struct LateTransport {
+    handover: Handover<ForeignTransport, (TransportRequest, Completion)>,
+    /// Kotlin has a business client to send warms through.
+    business_pool: AtomicBool,
+}
 
 impl Default for LateTransport {
     fn default() -> Self {
-        LateTransport(Handover::new(MAX_EARLY_REQUESTS))
+        LateTransport {
+            handover: Handover::new(MAX_EARLY_REQUESTS),
+            business_pool: AtomicBool::new(false),
+        }
     }
 }
 
@@ -166,7 +179,7 @@ impl LateTransport {
     /// Hands the foreign transport over: starts the requests kept so far, in order, then
     /// forwards every later call. Returns how many early requests it started.
     pub fn attach(&self, transport: Box<dyn HttpTransport>) -> usize {
-        self.0
+        self.handover
             .attach(ForeignTransport(transport), |t, (request, done)| {
                 t.start(request, done)
             })
@@ -175,7 +188,14 @@ impl LateTransport {
 
     /// How many requests wait for the transport.
     pub fn waiting(&self) -> usize {
-        self.0.queued()
+        self.handover.queued()
+    }
+
+    /// Records that Kotlin has seen the business client: from now on a request of kind
+    /// `Warm` goes through that client's connection pool. Kotlin says it once, when its
+    /// interceptor first sees a call.
+    pub fn business_pool_ready(&self) {
+        self.business_pool.store(true, Ordering::Release);
     }
 }
 
@@ -183,17 +203,22 @@ impl Transport for LateTransport {
     /// Starts `request` on the foreign transport, or keeps it for the hand-over; beyond
     /// the limit `done` is dropped, a cancellation the engine accounts for.
     fn start(&self, request: TransportRequest, done: Completion) {
-        self.0
+        self.handover
             .offer((request, done), |t, (request, done)| t.start(request, done));
     }
 
     /// Cancels on the foreign transport, or takes the request out of the queue (a request
     /// taken by a hand-over round in progress still starts; its late answer is ignored).
     fn cancel(&self, id: u64) {
-        if let Some(t) = self.0.attached.get() {
+        if let Some(t) = self.handover.attached.get() {
             return t.cancel(id);
         }
-        self.0.withdraw(|(r, _)| r.id == id);
+        self.handover.withdraw(|(r, _)| r.id == id);
+    }
+
+    /// Whether Kotlin has seen the business client ([`LateTransport::business_pool_ready`]).
+    fn warms_business_pool(&self) -> bool {
+        self.business_pool.load(Ordering::Acquire)
     }
 }
 
@@ -369,6 +394,19 @@ mod tests {
         assert_eq!(*foreign.started.lock().unwrap(), [1, 3, 4]);
         assert_eq!(*foreign.cancelled.lock().unwrap(), [4]);
         assert_eq!(transport.waiting(), 0);
+    }
+
+    #[test]
+    fn warms_wait_until_kotlin_has_seen_the_business_client() {
+        let transport = LateTransport::default();
+        assert!(!transport.warms_business_pool());
+        transport.attach(Box::new(Shared(Arc::new(Recording::default()))));
+        assert!(
+            !transport.warms_business_pool(),
+            "a transport alone is not the business pool"
+        );
+        transport.business_pool_ready();
+        assert!(transport.warms_business_pool());
     }
 
     /// A foreign transport that, like a request failing at once whose completion makes the

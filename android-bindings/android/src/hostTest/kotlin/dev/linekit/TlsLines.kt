@@ -91,7 +91,7 @@ class LoopbackDns : Dns {
 
 /**
  * One local HTTPS server playing a CDN line with host name [host]: it presents [cert] and
- * answers every request with [status] and body [name]. [protocols] are offered through
+ * answers every request with [status] and body [name] (no body for a `HEAD`). [protocols] are offered through
  * ALPN (HTTP/1.1 only by default; add HTTP/2 for the coalescing tests). [bind] is the
  * loopback address it listens on, [port] 0 for any free port.
  */
@@ -118,7 +118,9 @@ class TlsLine(
             override fun dispatch(request: RecordedRequest): MockResponse {
                 AllRecorded.requests.add(request)
                 received.add(request)
-                return MockResponse.Builder().code(statusOf(request)).addHeader("X-Served-By", name).body(name).build()
+                val answer = MockResponse.Builder().code(statusOf(request)).addHeader("X-Served-By", name)
+                // A HEAD response has no body.
+                return (if (request.method == "HEAD") answer else answer.body(name)).build()
             }
         }
         server.serverSocketFactory = CountingServerSocketFactory(accepted)

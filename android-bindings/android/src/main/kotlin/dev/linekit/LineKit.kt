@@ -46,6 +46,12 @@ class LineKit private constructor(
     private val transport: HttpTransport?,
 ) : AutoCloseable {
     private val diagnosisClient = DiagnosisClient(transport)
+
+    /** The business client warms go through ([LineKitInterceptor] notes it on every call). */
+    internal val businessPool = BusinessPool()
+
+    /** What the engine sends its requests through: warms on [businessPool], the rest on [transport]. */
+    private val engineTransport: WarmingTransport? = transport?.let { WarmingTransport(it, businessPool) }
     private val diagnosis = DiagnosisRunner(diagnosisClient::get)
     /**
      * The engine's explicit open/closed state: every call into the engine enters it, and
@@ -66,7 +72,7 @@ class LineKit private constructor(
      */
     private val native: NativeLineKit
         get() = bound ?: ControlPlane.bind {
-            bound ?: bindEngine(rawHandle.toULong(), traceSink, transport).also { bound = it }
+            bound ?: bindEngine(rawHandle.toULong(), traceSink, engineTransport).also { bound = it }
         }
 
     /** The per-request door into the engine. */
@@ -372,6 +378,7 @@ class LineKit private constructor(
         if (!closing.compareAndSet(false, true)) return
         handle.use { NativeStart.shutdown(it) }
         bound?.shutdown()
+        engineTransport?.close()
         ownedTransport?.close()
         handle.close()
         diagnosisClient.close()

@@ -37,10 +37,14 @@ import java.io.IOException
  * WebSocket upgrades (`Upgrade: websocket`, what `OkHttpClient.newWebSocket` sends) are
  * routed on the business line's `ws` pool and sent once: never retried on another line
  * here — reconnecting is the WebSocket listener's decision ([LineKitWebSocket]).
+ *
+ * It also notes the call's client ([BusinessPool]): the engine warms a line's connection
+ * on that client's pool before traffic moves there.
  */
 class LineKitInterceptor(internal val lineKit: LineKit) : Interceptor {
     override fun intercept(chain: Interceptor.Chain): Response {
         val call = chain.call()
+        if (lineKit.businessPool.seen(call)) lineKit.router.businessPoolSeen()
         val original = chain.request()
         val routeHeaders = LineHeaders.routeHeadersOf(original.headers)
         val base = if (routeHeaders != null) stripPrivate(original) else original

@@ -63,6 +63,10 @@ internal object NativeFast {
     @JvmStatic
     external fun vocabulary(): String
 
+    /** Tells the engine the interceptor has seen the business client: warms can go on its pool. */
+    @JvmStatic
+    external fun businessPool(handle: Long)
+
     /** Drops the engine reference behind [handle]; called exactly once. */
     @JvmStatic
     external fun release(handle: Long)

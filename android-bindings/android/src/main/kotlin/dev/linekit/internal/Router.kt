@@ -95,6 +95,11 @@ internal class Router(private val handle: NativeHandle) {
     private fun reasonOf(answer: Long): RouteReason =
         RouteReason.fromCode(RouteAnswer.reason(answer)) ?: error("linekit: unknown reason code in a route answer")
 
+    /** Tells the engine the business client is known, so it may warm lines on its pool ([dev.linekit.BusinessPool]). */
+    fun businessPoolSeen() {
+        handle.use { NativeFast.businessPool(it) }
+    }
+
     /**
      * Reports one attempt of [decision]: [outcome] for a failure, or null when a response
      * with [status] arrived (the core maps the status); [version] is the response's
