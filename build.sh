@@ -441,6 +441,9 @@ bench_all() {
   echo "== outage scenarios (~1 minute)"
   # shellcheck disable=SC2046
   java $(jvm_native_flags) -cp "$cp" dev.linekit.bench.OutageScenarios "$raw/outage.json"
+  echo "== warm connections: the first 5 requests after a switch over HTTPS, warming on and off"
+  # shellcheck disable=SC2046
+  java $(jvm_native_flags) -cp "$cp" dev.linekit.bench.WarmConnections "$raw/warm_connections.json"
   echo "== JVM start-up (fresh JVM)"
   # shellcheck disable=SC2046
   java $(jvm_native_flags) -cp "$cp" dev.linekit.bench.StartupTime "$raw/startup_jvm.json"

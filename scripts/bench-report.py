@@ -105,6 +105,7 @@ def main():
     footprint = load("footprint.json")
     fleet = load("fleet.json")
     sizes = load("so_size.json")
+    warm = load("warm_connections.json")
     breakdowns = [b for b in (load(f"startup_breakdown_{i}.json") for i in range(1, 6)) if b]
 
     def p50(name):
@@ -216,6 +217,22 @@ def main():
     else:
         target("probe peak/mean under 2 in the fleet simulation", "not measured", "")
 
+    warm_name = ("first 5 HTTPS requests after a switch, warming on: p50 at most 1.2x steady state "
+                 "(bursts arriving after a gap)")
+    if warm:
+        parts, ok = [], True
+        for g in warm["by_gap"]:
+            # A burst that arrives with the fault (gap 0) races the warm's handshake: shown,
+            # not judged; the target is for requests that come once the warm could connect.
+            if g["gap_ms"] > 0:
+                ok = ok and g["ratio_on_p50"] <= 1.2
+            parts.append(f"gap {g['gap_ms']} ms: on {g['first5_warm_on']['p50_us']} us "
+                         f"({g['ratio_on_p50']:.2f}x), off {g['first5_warm_off']['p50_us']} us "
+                         f"({g['ratio_off_p50']:.2f}x), steady {g['steady']['p50_us']} us")
+        target(warm_name, "met" if ok else "missed", "; ".join(parts))
+    else:
+        target(warm_name, "not measured", "no warm_connections.json")
+
     doc = {
         "generated_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": machine(),
@@ -227,6 +244,7 @@ def main():
         "footprint": {"so_size": sizes, "rust": footprint, "jvm_startup": startup_jvm,
                       "jvm_startup_breakdown": breakdowns},
         "fleet": fleet,
+        "warm_connections": warm,
         "targets": targets,
     }
     os.makedirs(OUT, exist_ok=True)
