@@ -357,6 +357,22 @@ public final class ChaosSuite {
         systemAfter, injectError);
   }
 
+  /**
+   * The first few GETs that failed while a healthy line existed, each with its start, its
+   * error and every attempt it made: the report says how a call failed, not only that it did.
+   */
+  static List<Map<String, Object>> failedCalls(List<Load.Call> gets, long healthyUntil) {
+    return gets.stream().filter(c -> !c.ok() && c.endMs() < healthyUntil).limit(5)
+        .map(c -> {
+          Map<String, Object> m = new LinkedHashMap<>();
+          m.put("start_ms", c.startMs());
+          m.put("latency_ms", c.latencyMs());
+          m.put("error", c.error());
+          m.put("attempts", c.trail());
+          return m;
+        }).collect(Collectors.toList());
+  }
+
   Map<String, Object> evaluate(Scenario sc, List<Load.Call> lkCalls, List<Load.Call> baseCalls,
       List<ServerLogs.Entry> seen, int httpdnsBefore, int systemAfter, String injectError) {
     long healthyUntil = sc.allDownAtMs() > 0 ? sc.allDownAtMs() : Long.MAX_VALUE;
@@ -454,6 +470,7 @@ public final class ChaosSuite {
     l.put("x_line_headers_at_servers", leaked);
     l.put("max_ms", maxLatency);
     l.put("errors", topErrors(gets));
+    l.put("failed_while_healthy_calls", failedCalls(gets, healthyUntil));
     l.put("line1_attempt_errors_after_fault", line1Errors);
     if (sc.httpdns() != null) {
       l.put("httpdns_answers_before_fault", httpdnsBefore);

@@ -24,10 +24,11 @@ final class Load {
   /**
    * One call: times in ms since the scenario start; {@code firstLine} of its first attempt,
    * and {@code firstError} the exception that attempt failed with (see {@link #errorName};
-   * null when it got a response).
+   * null when it got a response); {@code trail} every attempt as {@code line:outcome}, in
+   * order, with the exception's message (for the report of a failed call).
    */
   record Call(boolean post, long startMs, long endMs, boolean ok, String firstLine, int attempts,
-      String error, String firstError) {
+      String error, String firstError, List<String> trail) {
     long latencyMs() {
       return endMs - startMs;
     }
@@ -35,6 +36,7 @@ final class Load {
 
   static final ThreadLocal<List<String>> ATTEMPTS = ThreadLocal.withInitial(ArrayList::new);
   static final ThreadLocal<List<String>> ATTEMPT_ERRORS = ThreadLocal.withInitial(ArrayList::new);
+  static final ThreadLocal<List<String>> TRAIL = ThreadLocal.withInitial(ArrayList::new);
   private static final AtomicLong POST_IDS = new AtomicLong();
 
   /**
@@ -46,16 +48,25 @@ final class Load {
     public Response intercept(Chain chain) throws IOException {
       int port = chain.request().url().port();
       int line = port >= 18101 ? port - 18100 : port - 18000;
-      ATTEMPTS.get().add(line >= 1 && line <= 3 ? "line" + line : "?" + port);
+      String name = line >= 1 && line <= 3 ? "line" + line : "?" + port;
+      ATTEMPTS.get().add(name);
+      long start = System.nanoTime();
       try {
         Response r = chain.proceed(chain.request());
         ATTEMPT_ERRORS.get().add(null);
+        TRAIL.get().add(name + ":" + r.code() + " " + sinceMs(start) + "ms");
         return r;
       } catch (IOException e) {
         ATTEMPT_ERRORS.get().add(errorName(e));
+        TRAIL.get().add(name + ":" + errorName(e) + "(" + e.getMessage() + ") "
+            + sinceMs(start) + "ms");
         throw e;
       }
     }
+  }
+
+  private static long sinceMs(long startNanos) {
+    return (System.nanoTime() - startNanos) / 1_000_000;
   }
 
   /**
@@ -166,6 +177,8 @@ final class Load {
     attempts.clear();
     List<String> attemptErrors = ATTEMPT_ERRORS.get();
     attemptErrors.clear();
+    List<String> trail = TRAIL.get();
+    trail.clear();
     long start = System.currentTimeMillis();
     boolean ok = false;
     String error = null;
@@ -187,7 +200,7 @@ final class Load {
     String first = attempts.isEmpty() ? null : attempts.get(0);
     String firstError = attemptErrors.isEmpty() ? null : attemptErrors.get(0);
     return new Call(request.method().equals("POST"), start - t0, end - t0, ok, first,
-        attempts.size(), error, firstError);
+        attempts.size(), error, firstError, List.copyOf(trail));
   }
 
   private static void sleep(long ms) {
