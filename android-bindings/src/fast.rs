@@ -18,8 +18,9 @@
 //! ([`linekit_core::engine::RouteDecision::url`]) into a one-element `String[]`.
 //!
 //! `report` takes a [`ReportHead`] (the answer's line code, the outcome or status) and the
-//! attempt's times, and answers a [`ReportAnswer`]: the outcome recorded and whether it is a
-//! line fault (the core's rule), which is what the interceptor's in-call failover asks.
+//! attempt's times, and answers a [`ReportAnswer`]: the outcome recorded, whether it is a
+//! line fault and whether it may be resent on the same line (the core's rules), which is
+//! what the interceptor's in-call failover asks.
 //! `records` ([`crate::record_layout::layout_lines`]) and `vocabulary`
 //! ([`vocabulary_text`]) hand every record layout and wire enum of the library to the JVM,
 //! so a test can prove the generated Kotlin matches this library.
@@ -255,6 +256,7 @@ pub fn report_head(
     Ok(ReportAnswer {
         outcome: u64::from(outcome.code()),
         line_fault: u64::from(outcome.is_line_fault(status)),
+        resend: u64::from(outcome.resends_on_new_connection()),
     })
 }
 
@@ -991,7 +993,10 @@ mod tests {
         assert_eq!(v.line_fault, 1);
         let reset = u64::from(Outcome::ConnectionReset.code()) + 1;
         let v = report_head(&h, head(reset, None), times, Some("v2")).expect("outcome");
-        assert_eq!((v.outcome + 1, v.line_fault), (reset, 1));
+        assert_eq!((v.outcome + 1, v.line_fault, v.resend), (reset, 1, 0));
+        let stale = u64::from(Outcome::StaleConnection.code()) + 1;
+        let v = report_head(&h, head(stale, None), times, None).expect("stale");
+        assert_eq!((v.outcome + 1, v.line_fault, v.resend), (stale, 0, 1));
         let cancelled = u64::from(Outcome::Cancelled.code()) + 1;
         assert_eq!(
             report_head(&h, head(cancelled, None), times, None)

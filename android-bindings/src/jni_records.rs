@@ -98,6 +98,9 @@ bit_record! {
         outcome: 6,
         /// 1: the outcome is a line fault (the core's rule), so the call may move.
         line_fault: 1,
+        /// 1: the attempt may be sent again on the same line, on a new connection, without
+        /// counting as a try (a stale pooled connection).
+        resend: 1,
     }
 }
 

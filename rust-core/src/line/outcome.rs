@@ -7,7 +7,20 @@ pub use crate::wire::vocabulary::Outcome;
 impl Outcome {
     /// Outcomes that say nothing about the line and are never counted against it.
     pub fn is_ignored(self) -> bool {
-        matches!(self, Outcome::LocalNetwork | Outcome::Cancelled)
+        matches!(
+            self,
+            Outcome::LocalNetwork | Outcome::Cancelled | Outcome::StaleConnection
+        )
+    }
+
+    /// Whether the attempt may be sent again on the *same* line, on a new connection,
+    /// without counting as one of the call's tries: a pooled connection that went stale
+    /// while idle tells nothing of the line, and every pooled connection of every line
+    /// goes stale at once when the device changes network. The bindings still send it
+    /// again only when the request may be replayed, and at most `max_retries` times per
+    /// call; a further stale failure moves the call like a line fault.
+    pub fn resends_on_new_connection(self) -> bool {
+        self == Outcome::StaleConnection
     }
 
     /// How strongly a failure counts against a line, in `0.0..=1.0`
@@ -22,7 +35,10 @@ impl Outcome {
             Outcome::Http5xx | Outcome::Truncated => 0.6,
             Outcome::ReadTimeout => 0.4,
             Outcome::Http4xx => 0.05,
-            Outcome::Ok | Outcome::LocalNetwork | Outcome::Cancelled => 0.0,
+            Outcome::Ok
+            | Outcome::LocalNetwork
+            | Outcome::Cancelled
+            | Outcome::StaleConnection => 0.0,
         }
     }
 
@@ -102,6 +118,20 @@ mod tests {
         );
         assert_eq!(LocalNetwork.failure_weight(), 0.0);
         assert!(LocalNetwork.is_ignored() && Cancelled.is_ignored() && !Http4xx.is_ignored());
+    }
+
+    #[test]
+    fn a_stale_pooled_connection_is_resent_and_never_counted() {
+        let stale = Outcome::StaleConnection;
+        assert_eq!(stale.as_str(), "stale_connection");
+        assert!(stale.is_ignored());
+        assert!(!stale.is_line_fault(None));
+        assert!(!stale.is_read_side());
+        assert_eq!(stale.failure_weight(), 0.0);
+        assert!(stale.resends_on_new_connection());
+        for o in Outcome::ALL.into_iter().filter(|&o| o != stale) {
+            assert!(!o.resends_on_new_connection(), "{o}");
+        }
     }
 
     #[test]

@@ -54,6 +54,11 @@ wire_enum! {
         LocalNetwork = "local_network",
         /// The caller cancelled: says nothing of the line.
         Cancelled = "cancelled",
+        /// A connection reused from the client's pool broke (reset, or ended) before the
+        /// response began: it went stale while idle (closed by the server, a NAT or a
+        /// network change). Says nothing of the line; a request that may be replayed is
+        /// sent again on the same line.
+        StaleConnection = "stale_connection",
     }
 }
 

@@ -21,6 +21,9 @@ import javax.net.ssl.SSLException
  * - after the request was sent: a stall past the read timeout ([AttemptOutcome.READ_TIMEOUT]),
  *   a reset or broken connection ([AttemptOutcome.CONNECTION_RESET]) and a response cut off
  *   early — an unexpected end of stream in the headers or the body ([AttemptOutcome.TRUNCATED]);
+ * - a connection reused from the pool that broke (reset, or ended) before the response
+ *   began ([AttemptOutcome.STALE_CONNECTION]): it went stale while idle, which says
+ *   nothing of the line;
  * - a cancelled call, or its call timeout ([AttemptOutcome.CANCELLED]).
  */
 object FailureClassifier {
@@ -31,9 +34,24 @@ object FailureClassifier {
      * @param connected whether the attempt had a connection (the request was being sent
      *   or had been sent); `null` when unknown (WebSocket calls run without an event
      *   listener), in which case the exception alone decides.
+     * @param reusedBeforeResponse whether that connection came from the pool and no
+     *   response had begun on it: a reset or an end of stream is then
+     *   [AttemptOutcome.STALE_CONNECTION].
      */
     @JvmStatic
-    fun classify(e: Throwable, cancelled: Boolean, connected: Boolean?): AttemptOutcome = when {
+    @JvmOverloads
+    fun classify(
+        e: Throwable,
+        cancelled: Boolean,
+        connected: Boolean?,
+        reusedBeforeResponse: Boolean = false,
+    ): AttemptOutcome {
+        val outcome = classifyFailure(e, cancelled, connected)
+        val broke = outcome == AttemptOutcome.CONNECTION_RESET || outcome == AttemptOutcome.TRUNCATED
+        return if (broke && reusedBeforeResponse && connected == true) AttemptOutcome.STALE_CONNECTION else outcome
+    }
+
+    private fun classifyFailure(e: Throwable, cancelled: Boolean, connected: Boolean?): AttemptOutcome = when {
         cancelled -> AttemptOutcome.CANCELLED
         e is UnknownHostException -> AttemptOutcome.DNS_FAILURE
         e is SSLException -> AttemptOutcome.TLS_FAILURE

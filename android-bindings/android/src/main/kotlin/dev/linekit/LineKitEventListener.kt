@@ -140,6 +140,14 @@ class LineKitEventListener internal constructor(private val lineKit: LineKit? = 
     internal val connected: Boolean get() = connectionAcquired
 
     /**
+     * Whether the current attempt took a connection from the pool (it acquired one without
+     * connecting) and no response had begun on it: a failure now means the connection went
+     * stale while idle ([FailureClassifier]).
+     */
+    internal val reusedBeforeResponse: Boolean
+        get() = connectionAcquired && connectStart == 0L && ttfbNanos == null
+
+    /**
      * Creates one [LineKitEventListener] per call. With [lineKit] the listeners also report
      * per-address connect results to it. With [chained] (an app's own factory, e.g. an APM
      * SDK's) each call also gets that factory's listener, and both see every event

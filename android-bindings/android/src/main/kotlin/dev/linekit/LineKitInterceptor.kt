@@ -20,6 +20,14 @@ import java.io.IOException
  * response by its status — with the timings the call's [LineKitEventListener] measured,
  * and the engine answers whether that was a line fault.
  *
+ * Stale connections: a connection reused from the pool that breaks before the response
+ * begins went stale while idle (a server's keep-alive timeout, a NAT, a network change,
+ * which stales every line's pooled connections at once). The core counts it against no
+ * line and answers that the attempt may be resent: a request that may be replayed is sent
+ * again on the same line, up to the answer's retries per call, not counted as a try. This
+ * is OkHttp's own silent retry of stale connections, kept when an app turns
+ * `retryOnConnectionFailure` off so that OkHttp never re-sends a POST.
+ *
  * In-call failover: after a line fault it retries on the next line, excluding the lines
  * already tried, up to the route answer's retries — `thresholds.max_retries`, or 0 when the
  * core's replay rule says the request may not be sent twice (a method that is not
@@ -58,6 +66,7 @@ class LineKitInterceptor(internal val lineKit: LineKit) : Interceptor {
 
         var excluded: List<String> = emptyList()
         var attempt = 0
+        var resends = 0
         // The mode of the first attempt: retries are routed under it (a config that changes
         // the business line's mode applies from the next call).
         var callMode: RolloutMode? = null
@@ -73,9 +82,13 @@ class LineKitInterceptor(internal val lineKit: LineKit) : Interceptor {
             var response = try {
                 chain.proceed(request)
             } catch (e: IOException) {
-                val outcome = FailureClassifier.classify(e, call.isCanceled(), listener?.connected)
+                val outcome = FailureClassifier.classify(e, call.isCanceled(), listener?.connected, listener?.reusedBeforeResponse == true)
                 val verdict = report(request, decision, tag, outcome, null, listener, start, e)
-                if (verdict?.lineFault == true && mayRetry(decision, attempt, call)) {
+                if (verdict?.resend == true && mayResend(decision, resends, call)) {
+                    resends++
+                    continue
+                }
+                if ((verdict?.lineFault == true || verdict?.resend == true) && mayRetry(decision, attempt, call)) {
                     excluded = excluded + decision.line!!
                     attempt++
                     continue
@@ -120,6 +133,14 @@ class LineKitInterceptor(internal val lineKit: LineKit) : Interceptor {
             return response
         }
     }
+
+    /**
+     * Whether an attempt the core says may be resent (a stale pooled connection) is sent
+     * again on the same line: only a request that may be replayed, at most the answer's
+     * retries times per call. Past that, it moves like a line fault ([mayRetry]).
+     */
+    private fun mayResend(decision: RouteDecision, resends: Int, call: okhttp3.Call): Boolean =
+        decision.line != null && resends < decision.maxRetries && !call.isCanceled()
 
     /**
      * Whether a line fault on this attempt may move the call to another line (the answer's

@@ -129,11 +129,15 @@ internal class Router(private val handle: NativeHandle) {
             )
         } ?: return null
         val recorded = AttemptOutcome.fromCode(ReportAnswer.outcome(answer)) ?: return null
-        return Verdict(recorded, ReportAnswer.lineFault(answer))
+        return Verdict(recorded, ReportAnswer.lineFault(answer), ReportAnswer.resend(answer))
     }
 
-    /** The core's reading of one attempt: what it recorded and whether that is a line fault. */
-    class Verdict(val outcome: AttemptOutcome, val lineFault: Boolean)
+    /**
+     * The core's reading of one attempt: what it recorded, whether that is a line fault, and
+     * whether the attempt may be sent again on the same line ([resend]: a stale pooled
+     * connection, not counted as a try).
+     */
+    class Verdict(val outcome: AttemptOutcome, val lineFault: Boolean, val resend: Boolean)
 
     private companion object {
         /** Route calls per decision when codes go stale in between (see [route]). */

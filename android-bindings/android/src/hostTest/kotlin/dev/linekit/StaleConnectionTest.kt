@@ -1,0 +1,123 @@
+package dev.linekit
+
+import mockwebserver3.Dispatcher
+import mockwebserver3.MockResponse
+import mockwebserver3.MockWebServer
+import mockwebserver3.RecordedRequest
+import mockwebserver3.SocketEffect
+import okhttp3.MediaType.Companion.toMediaType
+import okhttp3.OkHttpClient
+import okhttp3.Request
+import okhttp3.RequestBody.Companion.toRequestBody
+import org.junit.jupiter.api.AfterEach
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertThrows
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.params.ParameterizedTest
+import org.junit.jupiter.params.provider.ValueSource
+import java.io.IOException
+import java.net.InetAddress
+import java.util.concurrent.ConcurrentLinkedQueue
+
+/**
+ * A connection the client pooled goes stale while idle (the server's keep-alive timeout,
+ * a NAT, a network change): the next request on it breaks before any response. Linekit
+ * resends a replayable request on the same line, where OkHttp connects anew, and counts
+ * nothing against the line; an unkeyed POST is never resent. The clients turn OkHttp's own
+ * silent retry off, as apps do that must never re-send a POST.
+ */
+class StaleConnectionTest {
+    private val opened = mutableListOf<AutoCloseable>()
+    private val attempts = ConcurrentLinkedQueue<Attempt>()
+
+    /** A line that closes every connection right after its first answer, with a FIN or (with [reset]) an RST. */
+    private inner class ClosingLine(val name: String, reset: Boolean) : AutoCloseable {
+        private val server = MockWebServer()
+        val received = ConcurrentLinkedQueue<RecordedRequest>()
+
+        init {
+            server.dispatcher = object : Dispatcher() {
+                override fun dispatch(request: RecordedRequest): MockResponse {
+                    AllRecorded.requests.add(request)
+                    received.add(request)
+                    return MockResponse.Builder().code(200).body(name).onResponseEnd(SocketEffect.CloseSocket()).build()
+                }
+            }
+            server.serverSocketFactory = NoDelayServerSocketFactory(resetOnClose = { reset })
+            server.start(InetAddress.getByName("127.0.0.1"), 0)
+            opened.add(this)
+        }
+
+        val origin: String get() = "http://127.0.0.1:${server.port}"
+
+        override fun close() = server.close()
+    }
+
+    @AfterEach
+    fun tearDown() {
+        opened.reversed().forEach { it.close() }
+    }
+
+    private fun client(a: ClosingLine, b: ClosingLine): OkHttpClient {
+        val config = """
+            {"version":1,"allow_cleartext":true,"thresholds":{"max_retries":1},
+             "biz_lines":{"spot":{"match":["api.linekit.test"],
+               "http":[{"id":"a","url":"${a.origin}"},{"id":"b","url":"${b.origin}"}]}}}
+        """.trimIndent()
+        val kit = LineKit.Builder().configJson(config).transport(null).onAttempt { attempts.add(it) }.build()
+        opened.add(kit)
+        return OkHttpClient.Builder().lineKit(kit).retryOnConnectionFailure(false).build()
+    }
+
+    private fun get(client: OkHttpClient): String =
+        client.newCall(Request.Builder().url("http://api.linekit.test/quote").build()).execute().use { it.body.string() }
+
+    @ParameterizedTest(name = "closed with an RST: {0}")
+    @ValueSource(booleans = [false, true])
+    fun `a GET on a stale pooled connection is resent on the same line and counted nowhere`(reset: Boolean) {
+        val a = ClosingLine("a", reset)
+        val b = ClosingLine("b", reset)
+        val client = client(a, b)
+        assertEquals("a", get(client))
+        assertEquals(1, client.connectionPool.connectionCount(), "the first answer's connection is pooled")
+
+        assertEquals("a", get(client), "the stale connection's request is answered by the same line")
+        val list = attempts.toList()
+        assertEquals(listOf("a", "a", "a"), list.map { it.route.line })
+        assertEquals(listOf(AttemptOutcome.OK, AttemptOutcome.STALE_CONNECTION, AttemptOutcome.OK), list.map { it.outcome })
+        assertEquals(listOf(0, 0), list.drop(1).map { it.route.attempt }, "a resend is not a try")
+        assertEquals(listOf(emptyList<String>(), emptyList()), list.drop(1).map { it.route.excluded })
+        assertEquals(2, a.received.size, "the stale request never reached the server; its resend did")
+        assertEquals(0, b.received.size, "nothing moved to b")
+
+        // Nothing was counted against a: the next call stays there.
+        assertEquals("a", get(client))
+        assertEquals(RouteReason.STICKY, attempts.last().route.reason)
+    }
+
+    @Test
+    fun `an unkeyed POST on a stale pooled connection is never resent`() {
+        val a = ClosingLine("a", reset = false)
+        val b = ClosingLine("b", reset = false)
+        val client = client(a, b)
+        assertEquals("a", get(client))
+        val post = Request.Builder().url("http://api.linekit.test/orders")
+            .post("{}".toRequestBody("application/json".toMediaType())).build()
+        assertThrows(IOException::class.java) { client.newCall(post).execute().close() }
+        assertEquals(listOf(AttemptOutcome.OK, AttemptOutcome.STALE_CONNECTION), attempts.map { it.outcome })
+        assertEquals(listOf("GET"), (a.received + b.received).map { it.method }, "the POST reached no server")
+    }
+
+    @Test
+    fun `the classifier names a break before the response on a pooled connection stale, and nothing else`() {
+        val reset = java.net.SocketException("Connection reset")
+        val eof = IOException("unexpected end of stream on http://127.0.0.1/...")
+        assertEquals(AttemptOutcome.STALE_CONNECTION, FailureClassifier.classify(reset, false, true, reusedBeforeResponse = true))
+        assertEquals(AttemptOutcome.STALE_CONNECTION, FailureClassifier.classify(eof, false, true, reusedBeforeResponse = true))
+        assertEquals(AttemptOutcome.CONNECTION_RESET, FailureClassifier.classify(reset, false, true, reusedBeforeResponse = false))
+        assertEquals(AttemptOutcome.TRUNCATED, FailureClassifier.classify(eof, false, true))
+        val stall = java.net.SocketTimeoutException("timeout")
+        assertEquals(AttemptOutcome.READ_TIMEOUT, FailureClassifier.classify(stall, false, true, reusedBeforeResponse = true))
+        assertEquals(AttemptOutcome.CANCELLED, FailureClassifier.classify(reset, true, true, reusedBeforeResponse = true))
+    }
+}
