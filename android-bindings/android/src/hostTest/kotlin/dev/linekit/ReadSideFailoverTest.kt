@@ -38,6 +38,12 @@ enum class Fault {
 
     /** Sends the headers and part of a chunked body, then closes. */
     CUT_CHUNKED_BODY,
+
+    /** Answers whole, then closes the connection (FIN): the client's pooled copy goes stale. */
+    CLOSE_AFTER_ANSWER,
+
+    /** Answers whole, then resets the connection (RST): the client's pooled copy goes stale. */
+    RESET_AFTER_ANSWER,
 }
 
 /**
@@ -71,10 +77,11 @@ class FaultyLine(val name: String, private val bodyBytes: Int = 64) : AutoClosea
                     Fault.STALL -> b.body(body).onResponseStart(SocketEffect.Stall)
                     Fault.CUT_BODY -> b.body(body).onResponseBody(SocketEffect.CloseSocket())
                     Fault.CUT_CHUNKED_BODY -> b.chunkedBody(body, 1024).onResponseBody(SocketEffect.CloseSocket())
+                    Fault.CLOSE_AFTER_ANSWER, Fault.RESET_AFTER_ANSWER -> b.body(body).onResponseEnd(SocketEffect.CloseSocket())
                 }.build()
             }
         }
-        server.serverSocketFactory = NoDelayServerSocketFactory(resetOnClose = { fault == Fault.RESET })
+        server.serverSocketFactory = NoDelayServerSocketFactory(resetOnClose = { fault == Fault.RESET || fault == Fault.RESET_AFTER_ANSWER })
         server.start(InetAddress.getByName("127.0.0.1"), 0)
     }
 

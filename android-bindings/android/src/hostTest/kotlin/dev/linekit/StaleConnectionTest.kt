@@ -1,10 +1,5 @@
 package dev.linekit
 
-import mockwebserver3.Dispatcher
-import mockwebserver3.MockResponse
-import mockwebserver3.MockWebServer
-import mockwebserver3.RecordedRequest
-import mockwebserver3.SocketEffect
 import okhttp3.MediaType.Companion.toMediaType
 import okhttp3.OkHttpClient
 import okhttp3.Request
@@ -14,9 +9,8 @@ import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertThrows
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.params.ParameterizedTest
-import org.junit.jupiter.params.provider.ValueSource
+import org.junit.jupiter.params.provider.EnumSource
 import java.io.IOException
-import java.net.InetAddress
 import java.util.concurrent.ConcurrentLinkedQueue
 
 /**
@@ -30,35 +24,18 @@ class StaleConnectionTest {
     private val opened = mutableListOf<AutoCloseable>()
     private val attempts = ConcurrentLinkedQueue<Attempt>()
 
-    /** A line that closes every connection right after its first answer, with a FIN or (with [reset]) an RST. */
-    private inner class ClosingLine(val name: String, reset: Boolean) : AutoCloseable {
-        private val server = MockWebServer()
-        val received = ConcurrentLinkedQueue<RecordedRequest>()
-
-        init {
-            server.dispatcher = object : Dispatcher() {
-                override fun dispatch(request: RecordedRequest): MockResponse {
-                    AllRecorded.requests.add(request)
-                    received.add(request)
-                    return MockResponse.Builder().code(200).body(name).onResponseEnd(SocketEffect.CloseSocket()).build()
-                }
-            }
-            server.serverSocketFactory = NoDelayServerSocketFactory(resetOnClose = { reset })
-            server.start(InetAddress.getByName("127.0.0.1"), 0)
-            opened.add(this)
-        }
-
-        val origin: String get() = "http://127.0.0.1:${server.port}"
-
-        override fun close() = server.close()
-    }
-
     @AfterEach
     fun tearDown() {
         opened.reversed().forEach { it.close() }
     }
 
-    private fun client(a: ClosingLine, b: ClosingLine): OkHttpClient {
+    private fun lines(fault: Fault): Pair<FaultyLine, FaultyLine> {
+        val a = FaultyLine("a").also { it.fault = fault; opened.add(it) }
+        val b = FaultyLine("b").also { it.fault = fault; opened.add(it) }
+        return a to b
+    }
+
+    private fun client(a: FaultyLine, b: FaultyLine): OkHttpClient {
         val config = """
             {"version":1,"allow_cleartext":true,"thresholds":{"max_retries":1},
              "biz_lines":{"spot":{"match":["api.linekit.test"],
@@ -72,16 +49,15 @@ class StaleConnectionTest {
     private fun get(client: OkHttpClient): String =
         client.newCall(Request.Builder().url("http://api.linekit.test/quote").build()).execute().use { it.body.string() }
 
-    @ParameterizedTest(name = "closed with an RST: {0}")
-    @ValueSource(booleans = [false, true])
-    fun `a GET on a stale pooled connection is resent on the same line and counted nowhere`(reset: Boolean) {
-        val a = ClosingLine("a", reset)
-        val b = ClosingLine("b", reset)
+    @ParameterizedTest
+    @EnumSource(Fault::class, names = ["CLOSE_AFTER_ANSWER", "RESET_AFTER_ANSWER"])
+    fun `a GET on a stale pooled connection is resent on the same line and counted nowhere`(fault: Fault) {
+        val (a, b) = lines(fault)
         val client = client(a, b)
-        assertEquals("a", get(client))
+        assertEquals(a.body, get(client))
         assertEquals(1, client.connectionPool.connectionCount(), "the first answer's connection is pooled")
 
-        assertEquals("a", get(client), "the stale connection's request is answered by the same line")
+        assertEquals(a.body, get(client), "the stale connection's request is answered by the same line")
         val list = attempts.toList()
         assertEquals(listOf("a", "a", "a"), list.map { it.route.line })
         assertEquals(listOf(AttemptOutcome.OK, AttemptOutcome.STALE_CONNECTION, AttemptOutcome.OK), list.map { it.outcome })
@@ -91,16 +67,15 @@ class StaleConnectionTest {
         assertEquals(0, b.received.size, "nothing moved to b")
 
         // Nothing was counted against a: the next call stays there.
-        assertEquals("a", get(client))
+        assertEquals(a.body, get(client))
         assertEquals(RouteReason.STICKY, attempts.last().route.reason)
     }
 
     @Test
     fun `an unkeyed POST on a stale pooled connection is never resent`() {
-        val a = ClosingLine("a", reset = false)
-        val b = ClosingLine("b", reset = false)
+        val (a, b) = lines(Fault.CLOSE_AFTER_ANSWER)
         val client = client(a, b)
-        assertEquals("a", get(client))
+        assertEquals(a.body, get(client))
         val post = Request.Builder().url("http://api.linekit.test/orders")
             .post("{}".toRequestBody("application/json".toMediaType())).build()
         assertThrows(IOException::class.java) { client.newCall(post).execute().close() }
