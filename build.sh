@@ -188,9 +188,9 @@ so_check_exports() {
     echo "build.sh size: $(basename "$1") does not export functions the Kotlin bindings bind:" $missing >&2
     exit 1
   fi
-  # UniFFI's async scaffolding is left out of the release library (release-discard.ld)
-  # and of the bindings (kotlin-vocabulary): one still exported means the script no
-  # longer matches its sections.
+  # UniFFI's async scaffolding is left out of the release library (release-hide-async.ver)
+  # and of the bindings (kotlin-vocabulary): one still exported means the version script
+  # no longer names every one UniFFI generates.
   local async
   async=$("$2" -D --defined-only "$1" | awk '$3 ~ /_rust_future_/ {print $3}')
   if [ -n "$async" ]; then

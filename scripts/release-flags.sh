@@ -41,11 +41,16 @@ LINEKIT_PAGE_RUSTFLAGS="-C link-arg=-Wl,-z,max-page-size=16384 -C link-arg=-Wl,-
 # The linker script's absolute path (RUSTFLAGS are split at spaces: the checkout's path must
 # not contain one).
 LINEKIT_RELEASE_DISCARD_LD="$LINEKIT_SCRIPTS_DIR/release-discard.ld"
+LINEKIT_RELEASE_HIDE_ASYNC="$LINEKIT_SCRIPTS_DIR/release-hide-async.ver"
 
 # Stable set (BENCHMARKS.md "Size of liblinekit.so" measures each):
 # - identical code folding at link time (lld, which the NDK uses);
 # - no UniFFI interface metadata (`UNIFFI_META_*` statics, read only by uniffi-bindgen from
 #   the host build): scripts/release-discard.ld drops their sections (−17 KB on x86_64);
+# - no UniFFI async scaffolding (96 `ffi_*_rust_future_*` functions, never called: Linekit
+#   exports no async function): scripts/release-hide-async.ver makes them local, so the
+#   linker's garbage collection drops them with the generic code they reach (−18 KB on
+#   x86_64);
 # - unwind tables only where an unwind can pass (`-C force-unwind-tables=no`; these targets
 #   default to a table for every function): LLVM still gives every function that may
 #   unwind, or catches, its entry, so a panic unwinds to the FFI boundary as before; the
@@ -53,9 +58,11 @@ LINEKIT_RELEASE_DISCARD_LD="$LINEKIT_SCRIPTS_DIR/release-discard.ld"
 #   report through those frames;
 # - curve25519-dalek's portable 64-bit backend on x86_64 as on ARM (no AVX2 copy next to
 #   it): Ed25519 only verifies remote configs, a few times a day;
-# - the portable constant-time AES and POLYVAL on x86 as on ARM (no AES-NI/CLMUL copy):
-#   AES opens the sealed config once and encrypts DNSPod queries of a few dozen bytes.
-LINEKIT_STABLE_RUSTFLAGS="$LINEKIT_PAGE_RUSTFLAGS -C link-arg=-Wl,--icf=all -C link-arg=-Wl,-T,$LINEKIT_RELEASE_DISCARD_LD -Cforce-unwind-tables=no --cfg curve25519_dalek_backend=\"serial\" --cfg aes_force_soft --cfg polyval_force_soft"
+# - the portable constant-time AES and POLYVAL on x86 as on ARM (no AES-NI/CLMUL copy), and
+#   that AES in its compact form (`aes_compact`: semi-fixsliced rounds, smaller and
+#   slower, −3.4 KB on x86_64): AES opens the sealed config once and encrypts DNSPod
+#   queries of a few dozen bytes.
+LINEKIT_STABLE_RUSTFLAGS="$LINEKIT_PAGE_RUSTFLAGS -C link-arg=-Wl,--icf=all -C link-arg=-Wl,-T,$LINEKIT_RELEASE_DISCARD_LD -C link-arg=-Wl,--version-script=$LINEKIT_RELEASE_HIDE_ASYNC -Cforce-unwind-tables=no --cfg curve25519_dalek_backend=\"serial\" --cfg aes_force_soft --cfg aes_compact --cfg polyval_force_soft"
 
 # Added by the release set, tied to the pinned version:
 # - no file/line/column strings in panic messages (`-Z location-detail=none`; a caught panic

@@ -235,6 +235,7 @@ tasks.withType<CargoNdkBuild>().configureEach {
         cargoWorkspace.file("scripts/cargo-ndk.sh"),
         cargoWorkspace.file("scripts/release-flags.sh"),
         cargoWorkspace.file("scripts/release-discard.ld"),
+        cargoWorkspace.file("scripts/release-hide-async.ver"),
     )
 }
 

@@ -4,7 +4,7 @@
 //! for twelve return types, and the generated Kotlin declares all of them as `external
 //! fun`s of the JNA library interface, which JNA binds when the bindings load. Linekit
 //! exports no async function, so nothing calls them: the release library drops them
-//! (`scripts/release-discard.ld`), and this pass removes their declarations from the
+//! (`scripts/release-hide-async.ver`), and this pass removes their declarations from the
 //! generated sources, so JNA binds only what Linekit calls. The `kotlin-vocabulary`
 //! binary runs it over the directory `uniffi-bindgen` wrote, in the build and in Gradle.
 //!

@@ -121,6 +121,7 @@ class GradleConsumer(unittest.TestCase):
         self.assertIn("rust-toolchain.toml", paths)
         self.assertIn("scripts/release-flags.sh", paths)
         self.assertIn("scripts/release-discard.ld", paths)
+        self.assertIn("scripts/release-hide-async.ver", paths)
         # The cargo target directory is the build's output: a clean checkout has none yet.
         self.assertIn("target", paths)
         for rel in (p for p in paths if p != "target"):
