@@ -69,15 +69,17 @@ class FaultyLine(val name: String, private val bodyBytes: Int = 64) : AutoClosea
             override fun dispatch(request: RecordedRequest): MockResponse {
                 AllRecorded.requests.add(request)
                 received.add(request)
+                // A HEAD (a detect probe) is answered without a body, as HTTP says.
                 val b = MockResponse.Builder().code(200).addHeader("X-Served-By", name)
+                    .body(if (request.method == "HEAD") "" else body)
                 return when (fault) {
-                    Fault.NONE -> b.body(body)
-                    Fault.RESET -> b.body(body).onResponseStart(SocketEffect.CloseSocket())
-                    Fault.CLOSE_BEFORE_HEADERS -> b.body(body).onResponseStart(SocketEffect.CloseSocket())
-                    Fault.STALL -> b.body(body).onResponseStart(SocketEffect.Stall)
-                    Fault.CUT_BODY -> b.body(body).onResponseBody(SocketEffect.CloseSocket())
+                    Fault.NONE -> b
+                    Fault.RESET -> b.onResponseStart(SocketEffect.CloseSocket())
+                    Fault.CLOSE_BEFORE_HEADERS -> b.onResponseStart(SocketEffect.CloseSocket())
+                    Fault.STALL -> b.onResponseStart(SocketEffect.Stall)
+                    Fault.CUT_BODY -> b.onResponseBody(SocketEffect.CloseSocket())
                     Fault.CUT_CHUNKED_BODY -> b.chunkedBody(body, 1024).onResponseBody(SocketEffect.CloseSocket())
-                    Fault.CLOSE_AFTER_ANSWER, Fault.RESET_AFTER_ANSWER -> b.body(body).onResponseEnd(SocketEffect.CloseSocket())
+                    Fault.CLOSE_AFTER_ANSWER, Fault.RESET_AFTER_ANSWER -> b.onResponseEnd(SocketEffect.CloseSocket())
                 }.build()
             }
         }

@@ -7,6 +7,7 @@ import okhttp3.RequestBody.Companion.toRequestBody
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertThrows
+import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.params.ParameterizedTest
 import org.junit.jupiter.params.provider.EnumSource
@@ -81,6 +82,29 @@ class StaleConnectionTest {
         assertThrows(IOException::class.java) { client.newCall(post).execute().close() }
         assertEquals(listOf(AttemptOutcome.OK, AttemptOutcome.STALE_CONNECTION), attempts.map { it.outcome })
         assertEquals(listOf("GET"), (a.received + b.received).map { it.method }, "the POST reached no server")
+    }
+
+    @ParameterizedTest
+    @EnumSource(Fault::class, names = ["CLOSE_AFTER_ANSWER", "RESET_AFTER_ANSWER"])
+    fun `a probe on a stale pooled connection of the transport is resent and counts as the line's success`(fault: Fault) {
+        val (a, _) = lines(fault)
+        val config = """
+            {"version":1,"allow_cleartext":true,
+             "thresholds":{"detect_jitter_ms":0,"detect_cooldown_ms":1,"startup_detect_delay_ms":600000},
+             "biz_lines":{"spot":{"match":["api.linekit.test"],"http":[{"id":"a","url":"${a.origin}"}]}}}
+        """.trimIndent()
+        OkHttpTransport().use { transport ->
+            LineKit.Builder().configJson(config).transport(transport).build().use { kit ->
+                val probes = { a.received.count { it.method == "HEAD" } }
+                assertTrue(kit.detect("spot"))
+                assertTrue(eventually { kit.stateJson().contains("\"successes\":1") }, kit.stateJson())
+                assertEquals(1, transport.client.connectionPool.connectionCount(), "the probe's connection is pooled")
+                assertTrue(kit.detect("spot"))
+                assertTrue(eventually { kit.stateJson().contains("\"successes\":2") }, kit.stateJson())
+                assertEquals(2, probes(), "the stale connection's probe never reached the server; its resend did")
+                assertTrue(kit.stateJson().contains("\"failures\":0"), kit.stateJson())
+            }
+        }
     }
 
     @Test

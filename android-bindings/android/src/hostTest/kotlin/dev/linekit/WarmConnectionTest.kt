@@ -48,12 +48,16 @@ class WarmConnectionTest {
         ).closing()
     }
 
-    /** An engine over lines [a] then [b], no retries, with the default transport (no probe runs). */
+    /**
+     * An engine over lines [a] then [b], no retries, with the default transport. No probe
+     * runs: the start-up detect is far off and one fault is below `failure_threshold` (a probe
+     * of b would fail: the transport does not trust the test CA).
+     */
     private fun kit(a: TlsLine, b: TlsLine, warm: Boolean = true): LineKit = LineKit.Builder()
         .configJson(
             """
             {"version":1,
-             "thresholds":{"max_retries":0,"failure_threshold":1,"startup_detect_delay_ms":600000,
+             "thresholds":{"max_retries":0,"failure_threshold":5,"startup_detect_delay_ms":600000,
                            "detect_cooldown_ms":600000},
              "trace":{"sample_rate":1.0},
              "biz_lines":{"spot":{"match":["api.linekit.test"],"warm_connections":$warm,

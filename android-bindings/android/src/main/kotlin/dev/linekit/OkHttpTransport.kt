@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger
  * [Dns.SYSTEM] or a fixed bootstrap list for HTTPDNS endpoints, never the business
  * client's interceptors, event listener or Linekit's own `Dns` (which would make the
  * resolver depend on itself). Redirects are not followed, failed connections are not
- * retried, each call's `callTimeout` is the request's deadline and bodies are read up to
+ * retried (but a pooled connection that went stale is, [TransportCalls]), each call's
+ * `callTimeout` is the request's deadline and bodies are read up to
  * the core's limit for the request's kind (64 KiB, 256 KiB for config fetches; a longer one
  * fails as too large); response headers (a probe's version header, the config's `ETag`) go
  * back with the body. Failures are named by [FailureClassifier], like every other failure
@@ -65,6 +66,7 @@ class OkHttpTransport @JvmOverloads constructor(
             .followRedirects(false)
             .followSslRedirects(false)
             .retryOnConnectionFailure(false)
+            .eventListenerFactory(TransportCalls.listenerFactory)
             .build()
     }
 

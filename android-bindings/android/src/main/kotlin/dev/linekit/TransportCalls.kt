@@ -27,6 +27,13 @@ import java.util.concurrent.atomic.AtomicBoolean
  * longer one fails as too large), the first [MAX_HEADERS] response headers go back with
  * it, and a failure is named by [FailureClassifier]. A request the engine cancelled, or
  * one still in flight at [close], is never answered: the engine has its answer already.
+ *
+ * A call whose connection came from the pool and broke before the response began went
+ * stale while idle ([AttemptOutcome.STALE_CONNECTION]: a server's keep-alive timeout, a
+ * network change): it says nothing of the line, so it is sent again, on a new connection
+ * or the next pooled one, up to [MAX_RESENDS] times within the request's deadline. Every
+ * request here (probe, HTTPDNS query, config fetch, warm) reads and may be sent twice.
+ * The clients carry [listenerFactory], whose listener tells a reused connection apart.
  */
 internal class TransportCalls {
     private val calls = ConcurrentHashMap<Long, Call>()
@@ -58,29 +65,51 @@ internal class TransportCalls {
             }
             val b = Request.Builder().url(request.url).method(request.method, null)
             for (h in request.headers) b.addHeader(h.name, h.value)
-            val call = on.newCall(b.build())
-            call.timeout().timeout(request.timeoutMs.coerceAtLeast(1), TimeUnit.MILLISECONDS)
-            val id = request.id
-            calls[id] = call
-            call.enqueue(object : Callback {
-                override fun onResponse(call: Call, response: Response) {
-                    val outcome = try {
-                        response.use { read(it, maxBody(request.kind)) }
-                    } catch (e: IOException) {
-                        failure(call, e)
-                    }
-                    finish(id, completion, outcome)
-                }
-
-                override fun onFailure(call: Call, e: IOException) {
-                    finish(id, completion, failure(call, e))
-                }
-            })
+            val deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.timeoutMs.coerceAtLeast(1))
+            send(request, completion, on.newCall(b.build()), deadline, resends = 0)
         } catch (e: Exception) {
             // A malformed URL or a rejected call: answer instead of letting it reach the runtime.
             calls.remove(request.id)
             finish(request.id, completion, TransportOutcome.Failed(TransportError.Other(e.javaClass.simpleName)))
         }
+    }
+
+    /** Enqueues [call] for [request], with what is left of its [deadline] as its timeout. */
+    private fun send(request: TransportRequest, completion: TransportCompletion, call: Call, deadline: Long, resends: Int) {
+        val id = request.id
+        call.timeout().timeout((deadline - System.nanoTime()).coerceAtLeast(1), TimeUnit.NANOSECONDS)
+        calls[id] = call
+        // A cancel that looked up the call this one replaces: never send it.
+        if (id in cancelled || closed.get()) {
+            call.cancel()
+            finish(id, completion, TransportOutcome.Failed(TransportError.Cancelled))
+            return
+        }
+        call.enqueue(object : Callback {
+            override fun onResponse(call: Call, response: Response) {
+                val outcome = try {
+                    response.use { read(it, maxBody(request.kind)) }
+                } catch (e: IOException) {
+                    failure(call, e)
+                }
+                finish(id, completion, outcome)
+            }
+
+            override fun onFailure(call: Call, e: IOException) {
+                if (resends < MAX_RESENDS && stale(call, e) && System.nanoTime() < deadline) {
+                    send(request, completion, call.clone(), deadline, resends + 1)
+                } else {
+                    finish(id, completion, failure(call, e))
+                }
+            }
+        })
+    }
+
+    /** Whether [call] failed with [e] on a pooled connection that went stale. */
+    private fun stale(call: Call, e: IOException): Boolean {
+        val listener = call.tag(LineKitEventListener::class) ?: return false
+        return FailureClassifier.classify(e, call.isCanceled(), listener.connected, listener.reusedBeforeResponse) ==
+            AttemptOutcome.STALE_CONNECTION
     }
 
     /** Cancels request [id] if it is one of these calls; returns whether it was. */
@@ -152,8 +181,14 @@ internal class TransportCalls {
         return (0 until minOf(h.size, MAX_HEADERS)).map { i -> HttpHeader(h.name(i), h.value(i).take(MAX_HEADER_VALUE)) }
     }
 
-    private companion object {
-        const val MAX_HEADERS = 64
-        const val MAX_HEADER_VALUE = 1024
+    companion object {
+        private const val MAX_HEADERS = 64
+        private const val MAX_HEADER_VALUE = 1024
+
+        /** Resends of a request after stale pooled connections: one per idle connection [OkHttpTransport] keeps. */
+        const val MAX_RESENDS = 2
+
+        /** The event listeners of the clients these calls go on: Linekit's, reporting nothing, noting reuse. */
+        val listenerFactory: okhttp3.EventListener.Factory = LineKitEventListener.Factory()
     }
 }

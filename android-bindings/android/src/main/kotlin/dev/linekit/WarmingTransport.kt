@@ -5,7 +5,6 @@ import dev.linekit.ffi.TransportCompletion
 import dev.linekit.ffi.TransportRequest
 import dev.linekit.ffi.core.RequestKind
 import okhttp3.Call
-import okhttp3.EventListener
 import okhttp3.OkHttpClient
 import okhttp3.internal.connection.RealCall
 
@@ -18,8 +17,10 @@ import okhttp3.internal.connection.RealCall
  * `Dns` — Linekit's —, TLS settings, proxy and protocols). The client it is made on is
  * derived from the business client by `newBuilder()`, which shares that pool and keeps
  * every part of the address, without the app's interceptors (a warm is no app request:
- * no signing, no logging, no Linekit routing) and with `EventListener.NONE` (the app's
- * metrics and Linekit's reports never see it). An app with several clients warms the pool
+ * no signing, no logging, no Linekit routing) and without the app's event listener (the
+ * app's metrics and Linekit's reports never see it; a listener of Linekit's own only notes
+ * whether the connection came from the pool, for [TransportCalls]' resend of a stale
+ * one). An app with several clients warms the pool
  * of the one it used last.
  *
  * [seen] costs one type check and one volatile read per call once the client is known.
@@ -50,7 +51,7 @@ internal class BusinessPool {
         return first
     }
 
-    /** The client warms go on: [source] without interceptors or event listener; null before any call. */
+    /** The client warms go on: [source] without interceptors or the app's event listener; null before any call. */
     fun warmClient(): OkHttpClient? {
         derived?.let { return it }
         val business = source ?: return null
@@ -59,7 +60,7 @@ internal class BusinessPool {
                 interceptors().clear()
                 networkInterceptors().clear()
             }
-            .eventListener(EventListener.NONE)
+            .eventListenerFactory(TransportCalls.listenerFactory)
             .followRedirects(false)
             .followSslRedirects(false)
             .build()
