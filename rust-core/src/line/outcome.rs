@@ -17,8 +17,9 @@ impl Outcome {
     /// without counting as one of the call's tries: a pooled connection that went stale
     /// while idle tells nothing of the line, and every pooled connection of every line
     /// goes stale at once when the device changes network. The bindings still send it
-    /// again only when the request may be replayed, and at most `max_retries` times per
-    /// call; a further stale failure moves the call like a line fault.
+    /// again only when the request may be replayed, once per idle connection left in the
+    /// client's pool and once more; a further stale failure moves the call like a line
+    /// fault.
     pub fn resends_on_new_connection(self) -> bool {
         self == Outcome::StaleConnection
     }

@@ -61,6 +61,10 @@ class FaultyLine(val name: String, private val bodyBytes: Int = 64) : AutoClosea
     /** Requests received. */
     val received = ConcurrentLinkedQueue<RecordedRequest>()
 
+    /** How long every answer's headers wait (to hold several connections open at once). */
+    @Volatile
+    var headersDelayMs: Long = 0
+
     /** The body a healthy answer carries. */
     val body: String = name.first().toString().repeat(bodyBytes)
 
@@ -72,6 +76,7 @@ class FaultyLine(val name: String, private val bodyBytes: Int = 64) : AutoClosea
                 // A HEAD (a detect probe) is answered without a body, as HTTP says.
                 val b = MockResponse.Builder().code(200).addHeader("X-Served-By", name)
                     .body(if (request.method == "HEAD") "" else body)
+                    .headersDelay(headersDelayMs, TimeUnit.MILLISECONDS)
                 return when (fault) {
                     Fault.NONE -> b
                     Fault.RESET -> b.onResponseStart(SocketEffect.CloseSocket())

@@ -13,6 +13,7 @@ import org.junit.jupiter.params.ParameterizedTest
 import org.junit.jupiter.params.provider.EnumSource
 import java.io.IOException
 import java.util.concurrent.ConcurrentLinkedQueue
+import java.util.concurrent.TimeUnit
 
 /**
  * A connection the client pooled goes stale while idle (the server's keep-alive timeout,
@@ -70,6 +71,30 @@ class StaleConnectionTest {
         // Nothing was counted against a: the next call stays there.
         assertEquals(a.body, get(client))
         assertEquals(RouteReason.STICKY, attempts.last().route.reason)
+    }
+
+    @Test
+    fun `a GET meets as many stale connections as the pool holds idle ones, more than max_retries, and still stays on its line`() {
+        val (a, b) = lines(Fault.CLOSE_AFTER_ANSWER)
+        val client = client(a, b)
+        // Three calls at once hold three connections; each goes stale once answered.
+        a.headersDelayMs = 200
+        val pool = java.util.concurrent.Executors.newFixedThreadPool(3)
+        try {
+            val answers = (1..3).map { pool.submit<String> { get(client) } }.map { it.get(10, TimeUnit.SECONDS) }
+            assertEquals(List(3) { a.body }, answers)
+        } finally {
+            pool.shutdown()
+        }
+        a.headersDelayMs = 0
+        assertEquals(3, client.connectionPool.idleConnectionCount(), "three idle connections to a, all stale")
+        attempts.clear()
+
+        assertEquals(a.body, get(client))
+        val list = attempts.toList()
+        assertEquals(List(3) { AttemptOutcome.STALE_CONNECTION } + AttemptOutcome.OK, list.map { it.outcome })
+        assertEquals(List(4) { "a" }, list.map { it.route.line }, "max_retries is 1, yet nothing moved to b")
+        assertEquals(0, b.received.size)
     }
 
     @Test

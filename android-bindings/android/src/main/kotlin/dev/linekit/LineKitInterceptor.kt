@@ -24,7 +24,8 @@ import java.io.IOException
  * begins went stale while idle (a server's keep-alive timeout, a NAT, a network change,
  * which stales every line's pooled connections at once). The core counts it against no
  * line and answers that the attempt may be resent: a request that may be replayed is sent
- * again on the same line, up to the answer's retries per call, not counted as a try. This
+ * again on the same line, not counted as a try, once per idle connection left in the pool
+ * (each may be stale too) and once more for the new connection after them ([StaleResend]). This
  * is OkHttp's own silent retry of stale connections, kept when an app turns
  * `retryOnConnectionFailure` off so that OkHttp never re-sends a POST.
  *
@@ -67,6 +68,7 @@ class LineKitInterceptor(internal val lineKit: LineKit) : Interceptor {
         var excluded: List<String> = emptyList()
         var attempt = 0
         var resends = 0
+        var resendBudget = -1
         // The mode of the first attempt: retries are routed under it (a config that changes
         // the business line's mode applies from the next call).
         var callMode: RolloutMode? = null
@@ -84,7 +86,8 @@ class LineKitInterceptor(internal val lineKit: LineKit) : Interceptor {
             } catch (e: IOException) {
                 val outcome = FailureClassifier.classify(e, call.isCanceled(), listener?.connected, listener?.reusedBeforeResponse == true)
                 val verdict = report(request, decision, tag, outcome, null, listener, start, e)
-                if (verdict?.resend == true && mayResend(decision, resends, call)) {
+                if (verdict?.resend == true && resendBudget < 0) resendBudget = StaleResend.budget(call)
+                if (verdict?.resend == true && mayResend(decision, resends, resendBudget, call)) {
                     resends++
                     continue
                 }
@@ -136,11 +139,12 @@ class LineKitInterceptor(internal val lineKit: LineKit) : Interceptor {
 
     /**
      * Whether an attempt the core says may be resent (a stale pooled connection) is sent
-     * again on the same line: only a request that may be replayed, at most the answer's
-     * retries times per call. Past that, it moves like a line fault ([mayRetry]).
+     * again on the same line: only a request that may be replayed (the answer carries
+     * retries), within the call's [StaleResend.budget]. Past that, it moves like a line
+     * fault ([mayRetry]).
      */
-    private fun mayResend(decision: RouteDecision, resends: Int, call: okhttp3.Call): Boolean =
-        decision.line != null && resends < decision.maxRetries && !call.isCanceled()
+    private fun mayResend(decision: RouteDecision, resends: Int, budget: Int, call: okhttp3.Call): Boolean =
+        decision.line != null && decision.maxRetries > 0 && !call.isCanceled() && resends < budget
 
     /**
      * Whether a line fault on this attempt may move the call to another line (the answer's

@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicBoolean
  * A call whose connection came from the pool and broke before the response began went
  * stale while idle ([AttemptOutcome.STALE_CONNECTION]: a server's keep-alive timeout, a
  * network change): it says nothing of the line, so it is sent again, on a new connection
- * or the next pooled one, up to [MAX_RESENDS] times within the request's deadline. Every
+ * or the next pooled one, as often as [StaleResend] allows within the request's deadline. Every
  * request here (probe, HTTPDNS query, config fetch, warm) reads and may be sent twice.
  * The clients carry [listenerFactory], whose listener tells a reused connection apart.
  */
@@ -66,7 +66,7 @@ internal class TransportCalls {
             val b = Request.Builder().url(request.url).method(request.method, null)
             for (h in request.headers) b.addHeader(h.name, h.value)
             val deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.timeoutMs.coerceAtLeast(1))
-            send(request, completion, on.newCall(b.build()), deadline, resends = 0)
+            send(request, completion, on, on.newCall(b.build()), deadline, resends = 0, budget = -1)
         } catch (e: Exception) {
             // A malformed URL or a rejected call: answer instead of letting it reach the runtime.
             calls.remove(request.id)
@@ -74,8 +74,20 @@ internal class TransportCalls {
         }
     }
 
-    /** Enqueues [call] for [request], with what is left of its [deadline] as its timeout. */
-    private fun send(request: TransportRequest, completion: TransportCompletion, call: Call, deadline: Long, resends: Int) {
+    /**
+     * Enqueues [call] (on [client]) for [request], with what is left of its [deadline] as its
+     * timeout; [budget] is the request's [StaleResend.budget] once it met a stale connection
+     * (-1 before).
+     */
+    private fun send(
+        request: TransportRequest,
+        completion: TransportCompletion,
+        client: OkHttpClient,
+        call: Call,
+        deadline: Long,
+        resends: Int,
+        budget: Int,
+    ) {
         val id = request.id
         call.timeout().timeout((deadline - System.nanoTime()).coerceAtLeast(1), TimeUnit.NANOSECONDS)
         calls[id] = call
@@ -96,8 +108,9 @@ internal class TransportCalls {
             }
 
             override fun onFailure(call: Call, e: IOException) {
-                if (resends < MAX_RESENDS && stale(call, e) && System.nanoTime() < deadline) {
-                    send(request, completion, call.clone(), deadline, resends + 1)
+                val left = if (stale(call, e)) budget.takeIf { it >= 0 } ?: StaleResend.budget(client) else 0
+                if (resends < left && System.nanoTime() < deadline) {
+                    send(request, completion, client, call.clone(), deadline, resends + 1, left)
                 } else {
                     finish(id, completion, failure(call, e))
                 }
@@ -185,8 +198,6 @@ internal class TransportCalls {
         private const val MAX_HEADERS = 64
         private const val MAX_HEADER_VALUE = 1024
 
-        /** Resends of a request after stale pooled connections: one per idle connection [OkHttpTransport] keeps. */
-        const val MAX_RESENDS = 2
 
         /** The event listeners of the clients these calls go on: Linekit's, reporting nothing, noting reuse. */
         val listenerFactory: okhttp3.EventListener.Factory = LineKitEventListener.Factory()
