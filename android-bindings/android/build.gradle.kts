@@ -134,7 +134,7 @@ abstract class CargoNdkBuild @Inject constructor(private val exec: ExecOperation
     @get:Input
     abstract val stableFlags: Property<String>
 
-    /** The scripts and linker script the build runs with. */
+    /** The scripts, linker script and version script the build runs with. */
     @get:InputFiles
     @get:PathSensitive(PathSensitivity.RELATIVE)
     abstract val buildScripts: ConfigurableFileCollection

@@ -86,10 +86,12 @@ class LineKitInterceptor(internal val lineKit: LineKit) : Interceptor {
             } catch (e: IOException) {
                 val outcome = FailureClassifier.classify(e, call.isCanceled(), listener?.connected, listener?.reusedBeforeResponse == true)
                 val verdict = report(request, decision, tag, outcome, null, listener, start, e)
-                if (verdict?.resend == true && resendBudget < 0) resendBudget = StaleResend.budget(call)
-                if (verdict?.resend == true && mayResend(decision, resends, resendBudget, call)) {
-                    resends++
-                    continue
+                if (verdict?.resend == true) {
+                    if (resendBudget < 0) resendBudget = StaleResend.budget(call)
+                    if (mayResend(decision, resends, resendBudget, call)) {
+                        resends++
+                        continue
+                    }
                 }
                 if ((verdict?.lineFault == true || verdict?.resend == true) && mayRetry(decision, attempt, call)) {
                     excluded = excluded + decision.line!!

@@ -108,9 +108,9 @@ internal class TransportCalls {
             }
 
             override fun onFailure(call: Call, e: IOException) {
-                val left = if (stale(call, e)) budget.takeIf { it >= 0 } ?: StaleResend.budget(client) else 0
-                if (resends < left && System.nanoTime() < deadline) {
-                    send(request, completion, client, call.clone(), deadline, resends + 1, left)
+                val allowed = if (stale(call, e)) budget.takeIf { it >= 0 } ?: StaleResend.budget(client) else 0
+                if (resends < allowed && System.nanoTime() < deadline) {
+                    send(request, completion, client, call.clone(), deadline, resends + 1, allowed)
                 } else {
                     finish(id, completion, failure(call, e))
                 }
