@@ -1,5 +1,6 @@
 //! `#[derive(Decode)]`: the lenient, path-reporting JSON decoder of a `linekit-core` config
-//! type, derived from the type's own declaration so that each config field is declared once.
+//! type (and of the state file's records), derived from the type's own declaration so that
+//! each field is declared once.
 //!
 //! The generated `impl crate::config::decode::Decode` reads a `serde_json::Value` the way
 //! the type's serde `Deserialize` reads it: the same keys (`#[serde(rename = "...")]`), the
@@ -26,7 +27,9 @@
 //!   `non_empty = MESSAGE` (an empty list or map is a finding; any `&str` expression),
 //!   `nullable` (`null` reads as absent), `key = "path"` (a map field: the path step of an
 //!   entry, a `fn(&str) -> String`; by default `["name"]`), `default = "path"` (a field of
-//!   a struct variant: its default, called like serde's `default = "path"`);
+//!   a struct variant: its default, called like serde's `default = "path"`),
+//!   `drop_malformed` (a list field: an item with any finding is left out of the list and
+//!   its findings with it, so one damaged entry of a persisted list costs only itself);
 //! - on a struct: `unsupported = "path"` (a `fn(&Value) -> Option<String>` saying why this
 //!   build cannot use a value; such a value is a warning at its path and a placeholder).
 //!
@@ -194,6 +197,7 @@ struct FieldAttrs {
     nullable: bool,
     key: Option<Path>,
     default: Option<Path>,
+    drop_malformed: bool,
 }
 
 impl FieldAttrs {
@@ -220,6 +224,7 @@ impl FieldAttrs {
                 Of::Serde => return Ok(false),
                 Of::Decode if meta.path.is_ident("required") => a.required = true,
                 Of::Decode if meta.path.is_ident("nullable") => a.nullable = true,
+                Of::Decode if meta.path.is_ident("drop_malformed") => a.drop_malformed = true,
                 Of::Decode if meta.path.is_ident("non_empty") => {
                     a.non_empty = Some(meta.value()?.parse()?)
                 }
@@ -227,7 +232,7 @@ impl FieldAttrs {
                 Of::Decode if meta.path.is_ident("default") => a.default = Some(path_value(meta)?),
                 Of::Decode => {
                     return Err(meta.error(
-                        "unknown decode attribute (expected required, nullable, non_empty, key or default)",
+                        "unknown decode attribute (expected required, nullable, non_empty, key, default or drop_malformed)",
                     ))
                 }
             }
@@ -302,11 +307,14 @@ fn is_option(ty: &Type) -> bool {
 
 /// The statement that reads field `key` of the object `o` into `place`.
 fn read_field(place: &Tokens, key: &str, required: bool, a: &FieldAttrs) -> Tokens {
-    let read = match &a.key {
-        Some(step) => quote! {
+    let read = match (&a.key, a.drop_malformed) {
+        (Some(step), _) => quote! {
             d.field_with(o, #key, #required, &mut #place, |d, v| d.map(v, #step))
         },
-        None => quote! { d.field(o, #key, #required, &mut #place) },
+        (None, true) => quote! {
+            d.field_with(o, #key, #required, &mut #place, |d, v| d.well_formed_items(v))
+        },
+        (None, false) => quote! { d.field(o, #key, #required, &mut #place) },
     };
     let read = match &a.non_empty {
         Some(message) => quote! {
@@ -350,8 +358,14 @@ fn named_struct(c: &Container, fields: &Punctuated<Field, Token![,]>) -> Result<
         let key = field_key(ident, &a);
         let defaulted = c.serde_default || a.serde_default.is_some() || is_option(&f.ty);
         let required = a.required || !defaulted;
+        let ty = &f.ty;
         match &a.serde_default {
             Some(SerdeDefault::Call(p)) => calls.push(quote! { #ident: #p() }),
+            // A required field starts as its type's placeholder: absent or malformed it is a
+            // finding anyway, and its type need not have a `Default` (an address).
+            _ if required && !c.serde_default => {
+                inits.push(quote! { #ident: <#ty as crate::config::decode::Decode>::placeholder() })
+            }
             _ if !c.serde_default => {
                 inits.push(quote! { #ident: ::core::default::Default::default() })
             }
@@ -641,6 +655,31 @@ mod tests {
             code.contains(":: core :: default :: Default :: default ()"),
             "{code}"
         );
+    }
+
+    #[test]
+    fn a_required_field_starts_as_its_placeholder_and_a_dropping_list_reads_well_formed_items() {
+        let code = code_of(parse_quote! {
+            struct Entry {
+                ip: IpAddr,
+                #[serde(default)]
+                note: String,
+                #[serde(default)]
+                #[decode(drop_malformed)]
+                buckets: Vec<Bucket>,
+            }
+        });
+        assert!(
+            code.contains(
+                "ip : < IpAddr as crate :: config :: decode :: Decode > :: placeholder ()"
+            ),
+            "{code}"
+        );
+        assert!(
+            code.contains("note : :: core :: default :: Default :: default ()"),
+            "{code}"
+        );
+        assert!(code.contains("d . well_formed_items (v)"), "{code}");
     }
 
     #[test]

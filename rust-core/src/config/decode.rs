@@ -20,13 +20,21 @@
 //!
 //! Messages name the expected and the found JSON type, never the value (`expected an
 //! unsigned integer, found a string`).
+//!
+//! The state file's records (`crate::store::state`) derive the same decoder, read
+//! strictly ([`exact`]): the library wrote that file itself, so any finding outside a
+//! list that drops its damaged items (`#[decode(drop_malformed)]`) means damage, and the
+//! error names the path. One JSON decoder serves every document the library reads into a
+//! type, so the shipped library carries no second, serde-driven one.
 
 use super::model::Config;
 use super::rules::{quoted_key, Findings};
+use crate::error::FieldError;
 use crate::wire::WireEnum;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::net::{IpAddr, Ipv4Addr};
 
 pub(crate) use linekit_derive::Decode;
 
@@ -63,6 +71,28 @@ pub(crate) fn document(v: &Value, f: &mut Findings) -> Config {
         return Config::default();
     }
     Config::decode(&mut d, v).unwrap_or_default()
+}
+
+/// `v` read as a whole `T` with no finding, or the first finding (its path and what is
+/// wrong, never the value): the strict reading of a record the library wrote itself.
+pub(crate) fn exact<T: Decode>(v: &Value) -> Result<T, FieldError> {
+    let mut f = Findings::default();
+    let value = T::decode(
+        &mut Decoder {
+            f: &mut f,
+            path: String::new(),
+        },
+        v,
+    );
+    let clean = f.is_empty();
+    match value {
+        Some(value) if clean => Ok(value),
+        _ => Err(f
+            .into_errors()
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| FieldError::new("", "not readable"))),
+    }
 }
 
 fn describe(v: &Value) -> &'static str {
@@ -203,6 +233,27 @@ impl Decoder<'_> {
         true
     }
 
+    /// The array `v`'s items that read with no finding; an item with any finding is left
+    /// out, its findings with it (`#[decode(drop_malformed)]`). `None`, after a finding,
+    /// when `v` is not an array.
+    pub(crate) fn well_formed_items<T: Decode>(&mut self, v: &Value) -> Option<Vec<T>> {
+        let mut out = Vec::new();
+        let read = self.items(v, &mut |_, item| {
+            let mut own = Findings::default();
+            let value = T::decode(
+                &mut Decoder {
+                    f: &mut own,
+                    path: String::new(),
+                },
+                item,
+            );
+            if let Some(value) = value.filter(|_| own.is_empty()) {
+                out.push(value);
+            }
+        });
+        read.then_some(out)
+    }
+
     /// The object `v` as a map; the entry named `k` is at the path extended by `step(k)`,
     /// and a malformed entry is kept as a placeholder (so rules still see the name).
     #[inline]
@@ -323,6 +374,21 @@ impl Decode for String {
 
     fn decode(d: &mut Decoder<'_>, v: &Value) -> Option<Self> {
         d.text(v).map(str::to_string)
+    }
+}
+
+/// An address in its text form (`"192.0.2.1"`, `"2001:db8::1"`).
+impl Decode for IpAddr {
+    fn placeholder() -> Self {
+        IpAddr::V4(Ipv4Addr::UNSPECIFIED)
+    }
+
+    fn decode(d: &mut Decoder<'_>, v: &Value) -> Option<Self> {
+        let ip = d.text(v)?.parse().ok();
+        if ip.is_none() {
+            d.structural("expected an IP address");
+        }
+        ip
     }
 }
 

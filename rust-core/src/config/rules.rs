@@ -68,6 +68,11 @@ impl Findings {
         self.tainted.insert(path.to_string());
     }
 
+    /// Whether nothing at all was recorded (no error, no warning).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.errors.is_empty() && !self.omitted && self.warnings.is_empty()
+    }
+
     /// The warnings recorded so far.
     pub(crate) fn warnings(&self) -> &[FieldError] {
         &self.warnings

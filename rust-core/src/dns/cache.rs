@@ -54,7 +54,8 @@ use crate::dns::stale::ServeStale;
 use crate::net::{HttpDnsBypass, NetworkKey};
 use arc_swap::ArcSwap;
 use parking_lot::Mutex;
-use serde::{Deserialize, Serialize};
+use crate::config::decode::Decode;
+use serde::Serialize;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -184,7 +185,7 @@ pub struct Inserted {
 }
 
 /// A record as persisted: everything needed to re-validate it and rebuild its deadlines.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Decode)]
 pub struct PersistedRecord {
     /// Network handle the record was learned on.
     pub network: u64,
@@ -201,7 +202,7 @@ pub struct PersistedRecord {
 }
 
 /// A quarantine entry as persisted.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Decode)]
 pub struct PersistedQuarantine {
     /// Network handle.
     pub network: u64,
@@ -216,13 +217,15 @@ pub struct PersistedQuarantine {
 }
 
 /// Everything the cache persists (see [`DnsCache::export`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Decode)]
 pub struct PersistedDns {
     /// Records of every kept network.
-    #[serde(default, deserialize_with = "crate::store::lenient_vec")]
+    #[serde(default)]
+    #[decode(drop_malformed)]
     pub records: Vec<PersistedRecord>,
     /// Quarantine entries of every kept network.
-    #[serde(default, deserialize_with = "crate::store::lenient_vec")]
+    #[serde(default)]
+    #[decode(drop_malformed)]
     pub quarantine: Vec<PersistedQuarantine>,
 }
 

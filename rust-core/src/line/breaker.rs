@@ -21,7 +21,8 @@
 //! Back-off: each failed trial doubles the cooldown, up to [`MAX_BACKOFF_FACTOR`] times the
 //! base cooldown; closing resets it.
 
-use serde::{Deserialize, Serialize};
+use crate::config::decode::Decode;
+use serde::Serialize;
 
 /// The cooldown grows to at most this many times `open_cooldown_ms`.
 pub const MAX_BACKOFF_FACTOR: u64 = 8;
@@ -234,7 +235,7 @@ impl Breaker {
 }
 
 /// An open breaker as persisted: when it turns half-open (wall clock) and its back-off.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Decode)]
 pub struct PersistedBreaker {
     /// Wall-clock time (Unix ms) at which the breaker turns half-open.
     pub open_until_wall_ms: u64,

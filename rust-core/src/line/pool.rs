@@ -59,7 +59,8 @@ use super::warm::{PoolView, WarmMark};
 use crate::config::{LineConfig, Thresholds, VersionPolicy};
 use crate::error::{Error, FieldError, Result};
 use crate::trace::Reason;
-use serde::{Deserialize, Serialize};
+use crate::config::decode::Decode;
+use serde::Serialize;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -251,7 +252,7 @@ pub struct PoolSnapshot {
 
 /// What a pool persists about one used line (see [`LinePool::export`]). Matched on load
 /// by id **and** origin, so a line whose URL changed starts fresh.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Decode)]
 pub struct PersistedLine {
     /// Line id.
     pub id: String,
@@ -263,20 +264,24 @@ pub struct PersistedLine {
     pub used: bool,
     /// Cost of the most recent counted attempt.
     #[serde(default)]
+    #[decode(nullable)]
     pub last_cost_ms: Option<u64>,
     /// Most recent failure kind (`Outcome` wire name).
     #[serde(default)]
+    #[decode(nullable)]
     pub last_error: Option<String>,
     /// Line faults in a row.
     #[serde(default)]
     pub consecutive_faults: u32,
     /// The breaker, when it was open.
     #[serde(default)]
+    #[decode(nullable)]
     pub breaker: Option<PersistedBreaker>,
     /// Window length the buckets belong to (buckets are dropped if it changed).
     pub window_ms: u64,
     /// Live window buckets.
-    #[serde(default, deserialize_with = "crate::store::lenient_vec")]
+    #[serde(default)]
+    #[decode(drop_malformed)]
     pub buckets: Vec<PersistedBucket>,
 }
 

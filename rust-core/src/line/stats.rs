@@ -20,7 +20,8 @@
 //! identical on every platform.
 
 use super::outcome::Outcome;
-use serde::{Deserialize, Serialize};
+use crate::config::decode::Decode;
+use serde::Serialize;
 
 /// Number of time buckets in the ring.
 pub const BUCKETS: usize = 10;
@@ -199,7 +200,7 @@ impl WindowStats {
 }
 
 /// One live bucket as persisted, its start converted to wall-clock time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Decode)]
 pub struct PersistedBucket {
     /// Wall-clock start of the bucket's period (Unix ms).
     pub start_wall_ms: u64,

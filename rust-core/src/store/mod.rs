@@ -29,8 +29,6 @@ internal_mod!(install);
 internal_mod!(state);
 
 use crate::error::{Error, Result};
-use serde::de::DeserializeOwned;
-use serde::{Deserialize, Deserializer};
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -231,20 +229,6 @@ pub fn decode_checked(
         return Err(corrupt("checksum mismatch".into()));
     }
     Ok((version, body.to_string()))
-}
-
-/// Serde helper for persisted lists: items that do not deserialize (a missing field, a
-/// wrong type) are dropped one by one instead of failing the whole file.
-pub fn lenient_vec<'de, D, T>(d: D) -> std::result::Result<Vec<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: DeserializeOwned,
-{
-    let raw = Vec::<serde_json::Value>::deserialize(d)?;
-    Ok(raw
-        .into_iter()
-        .filter_map(|v| serde_json::from_value(v).ok())
-        .collect())
 }
 
 /// Every file the core keeps in its storage directory: line and HTTPDNS state, the install

@@ -9,7 +9,7 @@
 //! them on import from the wall-clock age, dropping anything whose age is negative (the
 //! clock moved back), beyond its TTL / window / breaker period, or implausible
 //! ([`crate::line::LinePool::import`], [`crate::dns::DnsCache::import`]). Lists are read
-//! item by item ([`super::lenient_vec`]): one bad entry is dropped, not the file.
+//! item by item (`#[decode(drop_malformed)]`): one bad entry is dropped, not the file.
 //!
 //! A file that is too large ([`MAX_STATE_BYTES`]), truncated, bit-flipped, not JSON or
 //! from a newer format version is an error with the file and the reason; the caller logs
@@ -28,11 +28,12 @@
 //! boot id where the platform exposes one; DNS records and quarantine from another boot
 //! are dropped by the engine ([`StateBody::same_boot`]).
 
-use super::{atomic_write, decode_checked, encode_checked, lenient_vec, read_limited};
+use super::{atomic_write, decode_checked, encode_checked, read_limited};
+use crate::config::decode::Decode;
 use crate::dns::PersistedDns;
 use crate::error::{Error, Result};
 use crate::line::PersistedLine;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 /// File name inside the storage directory.
@@ -45,19 +46,20 @@ pub const STATE_VERSION: u32 = 1;
 pub const MAX_STATE_BYTES: usize = 4 * 1024 * 1024;
 
 /// One pool's persisted lines.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Decode)]
 pub struct PersistedPool {
     /// Business line name.
     pub biz: String,
     /// `http` or `ws`.
     pub protocol: String,
     /// Its used lines.
-    #[serde(default, deserialize_with = "lenient_vec")]
+    #[serde(default)]
+    #[decode(drop_malformed)]
     pub lines: Vec<PersistedLine>,
 }
 
 /// The JSON body of the state file.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Decode)]
 pub struct StateBody {
     /// Raised by every save; see the module docs.
     pub saved_seq: u64,
@@ -65,9 +67,11 @@ pub struct StateBody {
     pub saved_wall_ms: u64,
     /// Kernel boot id at the save, where known.
     #[serde(default)]
+    #[decode(nullable)]
     pub boot_id: Option<String>,
     /// Line statistics per business line × protocol.
-    #[serde(default, deserialize_with = "lenient_vec")]
+    #[serde(default)]
+    #[decode(drop_malformed)]
     pub pools: Vec<PersistedPool>,
     /// HTTPDNS records and quarantine.
     #[serde(default)]
@@ -95,9 +99,10 @@ pub fn encode_state(body: &StateBody) -> Result<String> {
 /// Parses a state file's bytes (`path` only names it in errors).
 ///
 /// The body is parsed into a `serde_json::Value` first and the records are decoded from
-/// that value: the library parses JSON text into a `Value` anyway (configs, HTTPDNS
-/// answers) and decodes the list items from values ([`super::lenient_vec`]), so the state
-/// needs no text-driven decoder of its own.
+/// that value by the library's one typed JSON decoder (`crate::config::decode`, read
+/// strictly): the library parses JSON text into a `Value` anyway (configs, HTTPDNS
+/// answers), so the state needs no decoder of its own. A damaged list item is dropped
+/// alone; any other problem is an error naming its path.
 pub fn decode_state(path: &Path, bytes: Vec<u8>) -> Result<StateBody> {
     let (_, body) = decode_checked(path, bytes, STATE_TAG, STATE_VERSION)?;
     let value: serde_json::Value = serde_json::from_str(&body).map_err(|e| {
@@ -108,10 +113,12 @@ pub fn decode_state(path: &Path, bytes: Vec<u8>) -> Result<StateBody> {
             e.column()
         ))
     })?;
-    StateBody::deserialize(value).map_err(|_| {
+    crate::config::decode::exact::<StateBody>(&value).map_err(|e| {
         Error::Store(format!(
-            "{} is corrupt: bad JSON: the body is not a state record",
-            path.display()
+            "{} is corrupt: the body is not a state record: {}{}",
+            path.display(),
+            if e.path.is_empty() { String::new() } else { format!("{}: ", e.path) },
+            e.error
         ))
     })
 }

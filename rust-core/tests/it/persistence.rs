@@ -260,13 +260,32 @@ fn bad_json_oversize_and_foreign_files_are_errors_not_panics() {
         (vec![0xff, 0xfe, b'\n'], "not UTF-8"),
         (
             encode_checked("linekit-state", 1, "42").into_bytes(),
-            "bad JSON",
+            "the body is not a state record: expected an object, found an unsigned integer",
+        ),
+        // A damaged field outside a list is named by its path, never by its value.
+        (
+            encode_checked(
+                "linekit-state",
+                1,
+                r#"{"saved_seq": "secret-ish", "saved_wall_ms": 1}"#,
+            )
+            .into_bytes(),
+            "not a state record: saved_seq: expected an unsigned integer, found a string",
+        ),
+        (
+            encode_checked(
+                "linekit-state",
+                1,
+                r#"{"saved_seq": 1, "saved_wall_ms": 1, "dns": {"records": {}}}"#,
+            )
+            .into_bytes(),
+            "not a state record: dns.records: expected an array, found an object",
         ),
     ];
     for (bytes, why) in cases.drain(..) {
         let err = decode_state(&path, bytes).unwrap_err();
         assert!(
-            matches!(&err, Error::Store(m) if m.contains(why)),
+            matches!(&err, Error::Store(m) if m.contains(why) && !m.contains("secret-ish")),
             "{why}: {err}"
         );
     }
@@ -283,6 +302,38 @@ fn bad_json_oversize_and_foreign_files_are_errors_not_panics() {
         .expect("lenient lists");
     assert_eq!(parsed.pools.len(), 1);
     assert_eq!(parsed.pools[0].lines.len(), 1);
+
+    // Nested lists drop their own bad items, and `null` reads as an absent optional field.
+    let body = r#"{"saved_seq": 4, "saved_wall_ms": 1, "boot_id": null, "pools": [
+        {"biz": "spot", "protocol": "http", "lines": [{"id": "b", "origin":
+        "https://b.example.com", "as_of_wall_ms": 1, "used": true, "window_ms": 300000,
+        "last_cost_ms": null, "breaker": null, "buckets": [
+          {"start_wall_ms": "x"},
+          {"start_wall_ms": 1, "successes": 2, "failures": 0, "weighted_failures_milli": 0,
+           "latency_sum_ms": 40, "latency_count": 2}]}]}],
+        "dns": {"records": [
+          {"network": 1, "host": "a.example.com", "addrs": ["not-an-address"],
+           "provider": "p", "received_wall_ms": 1, "ttl_s": 60},
+          {"network": 1, "host": "b.example.com", "addrs": ["192.0.2.7", "2001:db8::7"],
+           "provider": "p", "received_wall_ms": 1, "ttl_s": 60}],
+          "quarantine": [{"network": 1, "host": "b.example.com", "ip": 7, "strikes": 1,
+           "until_wall_ms": 9}]}}"#;
+    let parsed = decode_state(&path, encode_checked("linekit-state", 1, body).into_bytes())
+        .expect("lenient nested lists");
+    let line = &parsed.pools[0].lines[0];
+    assert_eq!((line.last_cost_ms, line.breaker), (None, None));
+    assert_eq!(line.buckets.len(), 1);
+    assert_eq!(line.buckets[0].latency_sum_ms, 40);
+    assert_eq!(parsed.dns.records.len(), 1);
+    assert_eq!(parsed.dns.records[0].host, "b.example.com");
+    assert_eq!(
+        parsed.dns.records[0].addrs,
+        [
+            "192.0.2.7".parse::<std::net::IpAddr>().unwrap(),
+            "2001:db8::7".parse().unwrap()
+        ]
+    );
+    assert!(parsed.dns.quarantine.is_empty());
 }
 
 #[test]
