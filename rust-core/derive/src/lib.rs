@@ -29,7 +29,8 @@
 //!   entry, a `fn(&str) -> String`; by default `["name"]`), `default = "path"` (a field of
 //!   a struct variant: its default, called like serde's `default = "path"`),
 //!   `drop_malformed` (a list field: an item with any finding is left out of the list and
-//!   its findings with it, so one damaged entry of a persisted list costs only itself);
+//!   its findings with it, so one damaged entry of a persisted list costs only itself; an
+//!   absent list reads as empty);
 //! - on a struct: `unsupported = "path"` (a `fn(&Value) -> Option<String>` saying why this
 //!   build cannot use a value; such a value is a warning at its path and a placeholder).
 //!
@@ -356,7 +357,8 @@ fn named_struct(c: &Container, fields: &Punctuated<Field, Token![,]>) -> Result<
         }
         let ident = f.ident.as_ref().expect("named field");
         let key = field_key(ident, &a);
-        let defaulted = c.serde_default || a.serde_default.is_some() || is_option(&f.ty);
+        let defaulted =
+            c.serde_default || a.serde_default.is_some() || is_option(&f.ty) || a.drop_malformed;
         let required = a.required || !defaulted;
         let ty = &f.ty;
         match &a.serde_default {
@@ -664,7 +666,6 @@ mod tests {
                 ip: IpAddr,
                 #[serde(default)]
                 note: String,
-                #[serde(default)]
                 #[decode(drop_malformed)]
                 buckets: Vec<Bucket>,
             }
@@ -680,6 +681,7 @@ mod tests {
             "{code}"
         );
         assert!(code.contains("d . well_formed_items (v)"), "{code}");
+        assert!(code.contains(r#"(o , "buckets" , false"#), "{code}");
     }
 
     #[test]

@@ -220,11 +220,9 @@ pub struct PersistedQuarantine {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Decode)]
 pub struct PersistedDns {
     /// Records of every kept network.
-    #[serde(default)]
     #[decode(drop_malformed)]
     pub records: Vec<PersistedRecord>,
     /// Quarantine entries of every kept network.
-    #[serde(default)]
     #[decode(drop_malformed)]
     pub quarantine: Vec<PersistedQuarantine>,
 }

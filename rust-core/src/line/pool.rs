@@ -263,24 +263,20 @@ pub struct PersistedLine {
     /// Whether any counted outcome was reported.
     pub used: bool,
     /// Cost of the most recent counted attempt.
-    #[serde(default)]
     #[decode(nullable)]
     pub last_cost_ms: Option<u64>,
     /// Most recent failure kind (`Outcome` wire name).
-    #[serde(default)]
     #[decode(nullable)]
     pub last_error: Option<String>,
     /// Line faults in a row.
     #[serde(default)]
     pub consecutive_faults: u32,
     /// The breaker, when it was open.
-    #[serde(default)]
     #[decode(nullable)]
     pub breaker: Option<PersistedBreaker>,
     /// Window length the buckets belong to (buckets are dropped if it changed).
     pub window_ms: u64,
     /// Live window buckets.
-    #[serde(default)]
     #[decode(drop_malformed)]
     pub buckets: Vec<PersistedBucket>,
 }

@@ -53,7 +53,6 @@ pub struct PersistedPool {
     /// `http` or `ws`.
     pub protocol: String,
     /// Its used lines.
-    #[serde(default)]
     #[decode(drop_malformed)]
     pub lines: Vec<PersistedLine>,
 }
@@ -66,11 +65,9 @@ pub struct StateBody {
     /// Wall-clock time of the save (Unix ms).
     pub saved_wall_ms: u64,
     /// Kernel boot id at the save, where known.
-    #[serde(default)]
     #[decode(nullable)]
     pub boot_id: Option<String>,
     /// Line statistics per business line × protocol.
-    #[serde(default)]
     #[decode(drop_malformed)]
     pub pools: Vec<PersistedPool>,
     /// HTTPDNS records and quarantine.

@@ -4,15 +4,14 @@ import okhttp3.MediaType.Companion.toMediaType
 import okhttp3.OkHttpClient
 import okhttp3.Request
 import okhttp3.RequestBody.Companion.toRequestBody
-import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertThrows
 import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.AutoClose
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.params.ParameterizedTest
 import org.junit.jupiter.params.provider.EnumSource
 import java.io.IOException
-import java.util.concurrent.ConcurrentLinkedQueue
 import java.util.concurrent.TimeUnit
 
 /**
@@ -23,33 +22,16 @@ import java.util.concurrent.TimeUnit
  * silent retry off, as apps do that must never re-send a POST.
  */
 class StaleConnectionTest {
-    private val opened = mutableListOf<AutoCloseable>()
-    private val attempts = ConcurrentLinkedQueue<Attempt>()
+    @AutoClose
+    private val fixture = FaultyLines()
+    private val attempts = fixture.attempts
 
-    @AfterEach
-    fun tearDown() {
-        opened.reversed().forEach { it.close() }
-    }
+    private fun lines(fault: Fault) = fixture.pair(fault = fault)
 
-    private fun lines(fault: Fault): Pair<FaultyLine, FaultyLine> {
-        val a = FaultyLine("a").also { it.fault = fault; opened.add(it) }
-        val b = FaultyLine("b").also { it.fault = fault; opened.add(it) }
-        return a to b
-    }
+    private fun client(a: FaultyLine, b: FaultyLine): OkHttpClient =
+        OkHttpClient.Builder().lineKit(fixture.kit(a, b, "\"max_retries\":1")).retryOnConnectionFailure(false).build()
 
-    private fun client(a: FaultyLine, b: FaultyLine): OkHttpClient {
-        val config = """
-            {"version":1,"allow_cleartext":true,"thresholds":{"max_retries":1},
-             "biz_lines":{"spot":{"match":["api.linekit.test"],
-               "http":[{"id":"a","url":"${a.origin}"},{"id":"b","url":"${b.origin}"}]}}}
-        """.trimIndent()
-        val kit = LineKit.Builder().configJson(config).transport(null).onAttempt { attempts.add(it) }.build()
-        opened.add(kit)
-        return OkHttpClient.Builder().lineKit(kit).retryOnConnectionFailure(false).build()
-    }
-
-    private fun get(client: OkHttpClient): String =
-        client.newCall(Request.Builder().url("http://api.linekit.test/quote").build()).execute().use { it.body.string() }
+    private fun get(client: OkHttpClient): String = fixture.get(client)
 
     @ParameterizedTest
     @EnumSource(Fault::class, names = ["CLOSE_AFTER_ANSWER", "RESET_AFTER_ANSWER"])
