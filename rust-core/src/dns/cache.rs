@@ -841,7 +841,8 @@ impl DnsCache {
     }
 
     /// Copy-on-write update of one network's host map; publishes a new snapshot when it is
-    /// the current network. Expired, quarantine-free entries are pruned on the way.
+    /// the current network. Expired, quarantine-free entries are pruned on the way. Only
+    /// `change` differs between callers: the copy and the store are one function each.
     fn update_map(
         &self,
         w: &mut Writer,
@@ -850,66 +851,83 @@ impl DnsCache {
         now_ms: u64,
         change: impl FnOnce(&mut HostMap),
     ) {
-        let policy = snap.settings.quarantine;
-        let prune = |map: &HostMap| -> HostMap {
-            map.iter()
-                .filter_map(|(h, e)| {
-                    let record = e
-                        .record
-                        .clone()
-                        .filter(|r| snap.settings.stale.keeps(h, r, now_ms));
-                    let quarantine = e
-                        .quarantine
-                        .as_deref()
-                        .map(|q| q.pruned(now_ms, &policy))
-                        .filter(|q| !q.is_empty())
-                        .map(Arc::new);
-                    let (rank, ranked) = if record.is_some() {
-                        (e.rank.clone(), e.ranked.clone())
-                    } else {
-                        (None, None)
-                    };
-                    (record.is_some() || quarantine.is_some()).then(|| {
-                        (
-                            h.clone(),
-                            HostEntry {
-                                record,
-                                quarantine,
-                                rank,
-                                ranked,
-                            },
-                        )
-                    })
-                })
-                .collect()
-        };
-        if snap.network.handle() == handle {
-            let mut map = prune(&snap.hosts);
-            change(&mut map);
-            self.publish(Snapshot {
+        let current = snap.network.handle() == handle;
+        let slot = (!current).then(|| parked_slot(w, handle));
+        let from = slot.map_or(&snap.hosts, |i| &w.parked[i].1);
+        let mut map = pruned(from, &snap.settings, now_ms);
+        change(&mut map);
+        self.store_map(w, snap, slot, map);
+    }
+
+    /// Stores `map` as the current network's hosts (a new snapshot) or as parked slot
+    /// `slot`.
+    fn store_map(&self, w: &mut Writer, snap: &Arc<Snapshot>, slot: Option<usize>, map: HostMap) {
+        match slot {
+            None => self.publish(Snapshot {
                 network: snap.network,
                 bypass: snap.bypass,
                 settings: Arc::clone(&snap.settings),
                 hosts: Arc::new(map),
-            });
-        } else {
-            let i = match w.parked.iter().position(|(h, _)| *h == handle) {
-                Some(i) => i,
-                None => {
-                    w.parked.push((handle, Arc::new(HostMap::new())));
-                    if w.parked.len() > MAX_PARKED_NETWORKS {
-                        w.parked.remove(0);
-                    }
-                    w.parked.len() - 1
-                }
-            };
-            let mut map = prune(&w.parked[i].1);
-            change(&mut map);
-            w.parked[i].1 = Arc::new(map);
-            // Bound clients read parked maps too.
-            self.bump();
+            }),
+            Some(i) => {
+                w.parked[i].1 = Arc::new(map);
+                // Bound clients read parked maps too.
+                self.bump();
+            }
         }
     }
+}
+
+/// The index of network `handle`'s parked map, parking an empty one (and dropping the
+/// oldest past [`MAX_PARKED_NETWORKS`]) when it has none.
+fn parked_slot(w: &mut Writer, handle: u64) -> usize {
+    match w.parked.iter().position(|(h, _)| *h == handle) {
+        Some(i) => i,
+        None => {
+            w.parked.push((handle, Arc::new(HostMap::new())));
+            if w.parked.len() > MAX_PARKED_NETWORKS {
+                w.parked.remove(0);
+            }
+            w.parked.len() - 1
+        }
+    }
+}
+
+/// A copy of `map` without what is over at `now_ms`: records past serve-stale, quarantine
+/// entries past their period, and hosts left with neither (a host without a record loses
+/// its connect ranking).
+fn pruned(map: &HostMap, settings: &DnsSettings, now_ms: u64) -> HostMap {
+    let policy = settings.quarantine;
+    map.iter()
+        .filter_map(|(h, e)| {
+            let record = e
+                .record
+                .clone()
+                .filter(|r| settings.stale.keeps(h, r, now_ms));
+            let quarantine = e
+                .quarantine
+                .as_deref()
+                .map(|q| q.pruned(now_ms, &policy))
+                .filter(|q| !q.is_empty())
+                .map(Arc::new);
+            let (rank, ranked) = if record.is_some() {
+                (e.rank.clone(), e.ranked.clone())
+            } else {
+                (None, None)
+            };
+            (record.is_some() || quarantine.is_some()).then(|| {
+                (
+                    h.clone(),
+                    HostEntry {
+                        record,
+                        quarantine,
+                        rank,
+                        ranked,
+                    },
+                )
+            })
+        })
+        .collect()
 }
 
 /// A persisted record re-validated against today's settings, with deadlines rebuilt from
