@@ -73,8 +73,9 @@ pub(crate) fn document(v: &Value, f: &mut Findings) -> Config {
     Config::decode(&mut d, v).unwrap_or_default()
 }
 
-/// `v` read as a whole `T` with no finding, or the first finding (its path and what is
-/// wrong, never the value): the strict reading of a record the library wrote itself.
+/// `v` read as a whole `T` with no finding, or the first finding in document order (its
+/// path and what is wrong, never the value): the strict reading of a record the library
+/// wrote itself.
 pub(crate) fn exact<T: Decode>(v: &Value) -> Result<T, FieldError> {
     let mut f = Findings::default();
     let value = T::decode(
