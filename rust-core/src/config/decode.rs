@@ -59,10 +59,7 @@ pub(crate) struct Decoder<'f> {
 
 /// The lenient typed copy of a whole document, every problem of its shape in `f`.
 pub(crate) fn document(v: &Value, f: &mut Findings) -> Config {
-    let mut d = Decoder {
-        f,
-        path: String::new(),
-    };
+    let mut d = Decoder::at_root(f);
     if !v.is_object() {
         d.structural(format!(
             "config must be a JSON object, found {}",
@@ -78,13 +75,7 @@ pub(crate) fn document(v: &Value, f: &mut Findings) -> Config {
 /// wrote itself.
 pub(crate) fn exact<T: Decode>(v: &Value) -> Result<T, FieldError> {
     let mut f = Findings::default();
-    let value = T::decode(
-        &mut Decoder {
-            f: &mut f,
-            path: String::new(),
-        },
-        v,
-    );
+    let value = T::decode(&mut Decoder::at_root(&mut f), v);
     let clean = f.is_empty();
     match value {
         Some(value) if clean => Ok(value),
@@ -109,7 +100,15 @@ fn describe(v: &Value) -> &'static str {
     }
 }
 
-impl Decoder<'_> {
+impl<'f> Decoder<'f> {
+    /// A decoder at the root of a document, its findings going to `f`.
+    fn at_root(f: &'f mut Findings) -> Self {
+        Decoder {
+            f,
+            path: String::new(),
+        }
+    }
+
     /// A structural finding at the current path: the value there is a placeholder.
     pub(crate) fn structural(&mut self, error: impl Into<String>) {
         self.f.structural(&self.path, error.into());
@@ -241,13 +240,7 @@ impl Decoder<'_> {
         let mut out = Vec::new();
         let read = self.items(v, &mut |_, item| {
             let mut own = Findings::default();
-            let value = T::decode(
-                &mut Decoder {
-                    f: &mut own,
-                    path: String::new(),
-                },
-                item,
-            );
+            let value = T::decode(&mut Decoder::at_root(&mut own), item);
             if let Some(value) = value.filter(|_| own.is_empty()) {
                 out.push(value);
             }

@@ -112,10 +112,8 @@ pub fn decode_state(path: &Path, bytes: Vec<u8>) -> Result<StateBody> {
     })?;
     crate::config::decode::exact::<StateBody>(&value).map_err(|e| {
         Error::Store(format!(
-            "{} is corrupt: the body is not a state record: {}{}",
-            path.display(),
-            if e.path.is_empty() { String::new() } else { format!("{}: ", e.path) },
-            e.error
+            "{} is corrupt: the body is not a state record: {e}",
+            path.display()
         ))
     })
 }
